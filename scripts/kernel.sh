@@ -116,7 +116,11 @@ apt_update() {
 }
 
 # has PKG VER: is PKG=VER in the (private) package lists?
-has() { apt-cache "${APT_OPTS[@]}" show "$1=$2" >/dev/null 2>&1; }
+# (apt-cache show PKG=VER exits 0 even when VER is unknown: compare madison's versions)
+has() {
+	apt-cache "${APT_OPTS[@]}" madison "$1" 2>/dev/null |
+		awk -F' [|] ' -v v="$2" '$2 == v {found = 1} END {exit !found}'
+}
 
 # --- fetch ---------------------------------------------------------------------------
 
@@ -153,8 +157,8 @@ fetch() {
 		apt_update   # stale lists?
 		has "linux-image-$K_ABI" "$K_VER" ||
 			die "$K_NAME: linux-image-$K_ABI version $K_VER is not in the archive ($K_SUITE);" \
-				"available: $(apt-cache "${APT_OPTS[@]}" madison "linux-image-$K_ABI" | awk -F' [|] ' '{printf "%s ", $2}')none else." \
-				"Update $CONF."
+				"(archive has: $(apt-cache "${APT_OPTS[@]}" madison "linux-image-$K_ABI" | awk -F' [|] ' '{printf "%s ", $2}'))." \
+				"Update scripts/kernels.conf."
 	fi
 	local -a pkgs=() specs=()
 	local p v debs=$CACHE/debs/$K_NAME
@@ -164,12 +168,14 @@ fetch() {
 		has "$p" "$v" || die "$K_NAME: $p version $v is not in the archive ($K_SUITE)"
 		specs+=("$p=$v")
 	done
-	rm -rf "$debs" "$KDIR_CACHE" "$KDIR_CACHE.tmp"
-	mkdir -p "$debs" "$KDIR_CACHE.tmp"
+	rm -rf "$debs.tmp" "$KDIR_CACHE.tmp"
+	mkdir -p "$debs.tmp" "$KDIR_CACHE.tmp"
 	note "$K_NAME: downloading ${specs[*]}"
-	(cd "$debs" && apt-get -q "${APT_OPTS[@]}" download "${specs[@]}") >&2 ||
+	(cd "$debs.tmp" && apt-get -q "${APT_OPTS[@]}" download "${specs[@]}") >&2 ||
 		die "$K_NAME: download of ${specs[*]} failed"
 	flock -u 9
+	rm -rf "$debs" "$KDIR_CACHE"
+	mv "$debs.tmp" "$debs"
 	local deb
 	for deb in "$debs"/*.deb; do
 		dpkg -x "$deb" "$KDIR_CACHE.tmp"
