@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every kernel-version difference peercgroup absorbs, in one place.
+ * Logic files use only the COMPAT_* names below; none tests a version.
+ */
+#ifndef PEERCGROUP_COMPAT_H
+#define PEERCGROUP_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/ftrace.h>
+#include <linux/ptrace.h>
+
+#if !defined(CONFIG_DYNAMIC_FTRACE) || !defined(CONFIG_FUNCTION_TRACER)
+#error "peercgroup needs CONFIG_DYNAMIC_FTRACE and CONFIG_FUNCTION_TRACER"
+#endif
+#if !defined(CONFIG_CGROUPS)
+#error "peercgroup needs CONFIG_CGROUPS"
+#endif
+#if !defined(CONFIG_SECURITY)
+#error "peercgroup needs CONFIG_SECURITY: it hooks security_unix_stream_connect()"
+#endif
+#if !defined(CONFIG_UNIX)
+#error "peercgroup needs CONFIG_UNIX"
+#endif
+
+/*
+ * ftrace callbacks and their arguments.
+ * < 5.11: the callback gets struct pt_regs, filled only with SAVE_REGS;
+ *         ftrace guards against recursion unless told otherwise.
+ * < 6.2:  struct ftrace_regs, but its argument registers are only
+ *         reachable through ftrace_get_regs(), which wants SAVE_REGS.
+ * >= 6.2: ftrace_regs_get_argument() (struct ftrace_regs is opaque from
+ *         6.13 on); no register save needed.
+ * From 5.11 on, FTRACE_OPS_FL_RECURSION asks ftrace for the guard, which
+ * also keeps preemption disabled around the callback.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
+#define COMPAT_FTRACE_REGS pt_regs
+#define COMPAT_FTRACE_OPS_FLAGS FTRACE_OPS_FL_SAVE_REGS
+static __always_inline unsigned long
+compat_ftrace_arg(struct pt_regs *regs, unsigned int n)
+{
+	return regs_get_kernel_argument(regs, n);
+}
+#elif LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0) && !defined(ftrace_regs_get_argument)
+#define COMPAT_FTRACE_REGS ftrace_regs
+#define COMPAT_FTRACE_OPS_FLAGS (FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION)
+static __always_inline unsigned long
+compat_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
+{
+	return regs_get_kernel_argument(ftrace_get_regs(fregs), n);
+}
+#else
+#define COMPAT_FTRACE_REGS ftrace_regs
+#define COMPAT_FTRACE_OPS_FLAGS FTRACE_OPS_FL_RECURSION
+static __always_inline unsigned long
+compat_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
+{
+	return ftrace_regs_get_argument(fregs, n);
+}
+#endif
+
+/*
+ * cgroup_path_ns() reports a path longer than the buffer by returning its
+ * full length (kernfs, strlcpy era) or -E2BIG (strscpy era, 6.9+).
+ */
+static inline bool compat_cgroup_path_truncated(int ret, size_t buflen)
+{
+	return ret == -E2BIG || (ret >= 0 && (size_t)ret >= buflen);
+}
+
+#endif /* PEERCGROUP_COMPAT_H */
