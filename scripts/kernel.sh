@@ -119,7 +119,7 @@ apt_update() {
 # (apt-cache show PKG=VER exits 0 even when VER is unknown: compare madison's versions)
 has() {
 	apt-cache "${APT_OPTS[@]}" madison "$1" 2>/dev/null |
-		awk -F' [|] ' -v v="$2" '$2 == v {found = 1} END {exit !found}'
+		awk -F'|' -v v="$2" '{gsub(/[[:space:]]/, "", $2)} $2 == v {found = 1} END {exit !found}'
 }
 
 # --- fetch ---------------------------------------------------------------------------
@@ -141,15 +141,26 @@ kernel_packages() {
 	echo "linux-headers-$K_ABI"
 }
 
+# fetch NAME: one process at a time per kernel (parallel "fetch", "root" and "build" calls
+# are safe); the lock is released on return so no lock is held while waiting for another.
 fetch() {
+	local lk rc=0
+	mkdir -p "$CACHE"
+	exec {lk}>"$CACHE/.lock-kernel-$1"
+	flock "$lk"
+	fetch_locked "$1" || rc=$?
+	exec {lk}>&-
+	return "$rc"
+}
+
+fetch_locked() {
 	conf "$1"
 	local stamp="$K_SUITE $K_ABI $K_VER"
 	if [[ -f $KDIR_CACHE/.fetched && $(cat "$KDIR_CACHE/.fetched") == "$stamp" ]]; then
 		echo "$K_NAME: cached"
 		return 0
 	fi
-	mkdir -p "$CACHE"
-	exec 9>"$CACHE/.apt.lock"
+	exec 9>"$CACHE/.lock-apt"
 	flock 9
 	apt_setup
 	[[ -f $APTDIR/updated ]] || apt_update
@@ -157,7 +168,7 @@ fetch() {
 		apt_update   # stale lists?
 		has "linux-image-$K_ABI" "$K_VER" ||
 			die "$K_NAME: linux-image-$K_ABI version $K_VER is not in the archive ($K_SUITE);" \
-				"(archive has: $(apt-cache "${APT_OPTS[@]}" madison "linux-image-$K_ABI" | awk -F' [|] ' '{printf "%s ", $2}'))." \
+				"(archive has:$(apt-cache "${APT_OPTS[@]}" madison "linux-image-$K_ABI" | awk -F'|' '{gsub(/[[:space:]]/, "", $2); printf " %s", $2}')))." \
 				"Update scripts/kernels.conf."
 	fi
 	local -a pkgs=() specs=()
@@ -223,6 +234,9 @@ root() {
 		done
 	done
 	((${#kernels[@]})) || die "no kernel in $CONF is built in root '$suite'"
+	local lk
+	exec {lk}>"$CACHE/.lock-root-$suite"
+	flock "$lk"
 	local want
 	want=$(printf '%s\n' "${pkgs[@]}" | sort -u | paste -sd, -)
 	if [[ -f $dir/.ready && $(cat "$dir/.ready") == "$want" ]]; then
@@ -260,6 +274,7 @@ root() {
 		done
 		echo "$K_ABI $K_VER" >"$stamp"
 	done
+	exec {lk}>&-
 }
 
 # --- kdir / modver -------------------------------------------------------------------
