@@ -214,12 +214,14 @@ static void kube_context(struct str c, struct peercgroup_container *out)
 {
 	struct str w;
 	const char *end;
+	int slice = has_suffix(c, ".slice");
 
-	if (has_suffix(c, ".slice"))
+	if (slice)
 		c.n -= 6;
 	end = c.s + c.n;
 	while (c.s < end) {
-		const char *dash = memchr(c.s, '-', (size_t)(end - c.s));
+		/* cgroupfs "pod<uid>" keeps the UID's dashes: one word */
+		const char *dash = slice ? memchr(c.s, '-', (size_t)(end - c.s)) : NULL;
 
 		w.s = c.s;
 		w.n = (size_t)((dash ? dash : end) - c.s);
