@@ -11,6 +11,7 @@
 #include <linux/kobject.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/rhashtable.h>
 #include <linux/sysfs.h>
 
 #include <linux/peercgroup.h>
@@ -31,13 +32,14 @@ static unsigned long pcg_stat_sum(size_t offset)
 
 #define PCG_STAT(field) pcg_stat_sum(offsetof(struct pcg_stats, field))
 
+/* Entries in the tables now; those removed but still waiting for their
+ * RCU grace period count as freed only once it has passed.
+ */
 static ssize_t live_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
-	/* Per-CPU sums are not atomic snapshots; never report below zero. */
-	long live = (long)(PCG_STAT(recorded) - PCG_STAT(freed));
-
-	return sysfs_emit(buf, "%ld\n", max(live, 0L));
+	return sysfs_emit(buf, "%d\n", atomic_read(&pcg_peers.nelems) +
+			  atomic_read(&pcg_listeners.nelems));
 }
 
 #define PCG_STAT_ATTR(field)						\

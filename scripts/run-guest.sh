@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Boot a kernel under QEMU with the module and the guest suites, and judge
+# the run: the guest's verdict line (second serial port) and a clean
+# console.  Prints "NAME: N passed, N failed" and exits non-zero on any
+# failure, crash, kernel warning or timeout.
+#
+# run-guest.sh --name NAME --kernel VMLINUZ --kver KVER --ko PEERCGROUP_KO \
+#              --bins DIR --out DIR [--suites a,b] [--only TEST] [--timeout S]
+set -euo pipefail
+
+name= kernel= kver= ko= bins= out= suites=module_suite only= timeout=900
+mem=1024 append_extra=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--name) name=$2 ;;
+	--kernel) kernel=$2 ;;
+	--kver) kver=$2 ;;
+	--ko) ko=$2 ;;
+	--bins) bins=$2 ;;
+	--out) out=$2 ;;
+	--suites) suites=$2 ;;
+	--only) only=$2 ;;
+	--timeout) timeout=$2 ;;
+	--mem) mem=$2 ;;
+	--append) append_extra=$2 ;;
+	*) echo "run-guest.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+	shift 2
+done
+for v in name kernel kver ko bins out; do
+	[ -n "${!v}" ] || { echo "run-guest.sh: --$v is required" >&2; exit 2; }
+done
+
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+root=$(mktemp -d "$out/initramfs.XXXXXX")
+chmod 0755 "$root"
+trap 'rm -rf "$root"' EXIT
+
+# The initramfs: static busybox, the module where modprobe finds it, the
+# suites, and nothing else.
+mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,tests,lib/modules/"$kver"/extra}
+cp "$(command -v busybox)" "$root/bin/busybox"
+install -m 0755 "$here/guest-init" "$root/init"
+cp "$ko" "$root/lib/modules/$kver/extra/peercgroup.ko"
+touch "$root/lib/modules/$kver/"modules.{order,builtin,builtin.modinfo}
+depmod -b "$root" "$kver"
+for s in ${suites//,/ }; do
+	install -m 0755 "$bins/$s" "$root/tests/$s"
+done
+initrd="$out/initramfs.cpio.gz"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd"
+
+console="$out/console.log"
+verdict="$out/verdict.txt"
+rm -f "$console" "$verdict"
+: >"$verdict"
+
+append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1"
+append+=" pcg.suites=$suites${only:+ pcg.only=$only} $append_extra"
+start=$(date +%s)
+set +e
+timeout --foreground "$timeout" qemu-system-x86_64 \
+	-accel tcg -cpu max -smp 2 -m "$mem" \
+	-nodefaults -no-reboot -display none -monitor none \
+	-kernel "$kernel" -initrd "$initrd" -append "$append" \
+	-serial "file:$console" -serial "file:$verdict" </dev/null
+qemu_rc=$?
+set -e
+secs=$(($(date +%s) - start))
+
+problems=()
+[ $qemu_rc -eq 124 ] && problems+=("timed out after ${timeout}s")
+[ $qemu_rc -ne 0 ] && [ $qemu_rc -ne 124 ] && problems+=("qemu exited with $qemu_rc")
+bad=$(grep -aE 'BUG:|WARNING:|Oops|Call Trace|KASAN|UBSAN|suspected memory leak|Kernel panic' "$console" | head -5 || true)
+[ -n "$bad" ] && problems+=("kernel reported: $bad")
+line=$(grep -a '^PEERCGROUP-VERDICT ' "$verdict" | tail -1 || true)
+passed=$(sed -n 's/.*passed=\([0-9]*\).*/\1/p' <<<"$line")
+failed=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' <<<"$line")
+if [ -z "$line" ]; then
+	problems+=("no verdict from the guest (crash or early exit)")
+	passed=${passed:-0}
+	failed=$((${failed:-0} + 1))
+fi
+[ "${failed:-0}" -gt 0 ] && [ -n "$line" ] && problems+=("$failed test(s) failed")
+grep -a '^not ok - ' "$verdict" | sed 's/^/  /' || true
+
+echo "$name: boot + suites took ${secs}s"
+if [ ${#problems[@]} -gt 0 ]; then
+	for p in "${problems[@]}"; do echo "$name: FAIL: $p"; done
+	echo "---- last 50 console lines ($console) ----"
+	tail -n 50 "$console" | tr -d '\r'
+	echo "----"
+	[ "$failed" -gt 0 ] || failed=1
+fi
+echo "$name: $passed passed, $failed failed"
+printf '%s %s %s %s\n' "$name" "$passed" "$failed" "$secs" >"$out/result"
+[ ${#problems[@]} -eq 0 ]

@@ -1,0 +1,893 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module's behaviour, one test per promise, against the real module
+ * in a real kernel.  Runs as root in the guest with cgroup2 at CGROOT.
+ * Usage: module_suite [TEST]   (TEST: one function name, e.g. t_errors)
+ */
+#include "guest.h"
+
+#include <netinet/in.h>
+#include <sys/mman.h>
+
+/* Sets up: the suite in cgroup "srv", listening on "pcg-srv". */
+struct server {
+	int lfd;
+	int type;
+	char name[32];
+};
+
+static int server_start(struct server *s, const char *cg, int type)
+{
+	static int seq;
+
+	snprintf(s->name, sizeof(s->name), "pcg-%d-%d", (int)getpid(), seq++);
+	s->type = type;
+	if (cg_create(cg) || cg_move(cg, 0))
+		return -1;
+	s->lfd = listen_on(s->name, type);
+	return s->lfd < 0 ? -1 : 0;
+}
+
+static void server_stop(struct server *s)
+{
+	close(s->lfd);
+	cg_move("", 0);
+}
+
+/* The path and id a query must give for cgroup @cg. */
+#define CHECK_ANSWER(err, q, path, cg) do {				\
+	char want_[300];						\
+	snprintf(want_, sizeof(want_), "/%s", (cg));			\
+	CHECK_INT(0, (err));						\
+	CHECK_STR(want_, (path));					\
+	CHECK_INT((long long)cg_id(cg), (long long)(q).cgroup_id);	\
+	CHECK_INT((long long)strlen(want_), (q).path_len);		\
+} while (0)
+
+/* The accepting side learns the connecting task's cgroup and pid. */
+static void t_stream_accept_side(void)
+{
+	struct peercgroup_query q;
+	struct client c;
+	struct server s;
+	char path[256];
+	int fd, err;
+
+	SYS(cg_create("cli_a"));
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
+	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	err = query(fd, &q, path, sizeof(path));
+	CHECK_ANSWER(err, q, path, "cli_a");
+	CHECK_INT(c.pid, q.pid);
+	CHECK_INT(0, q.result_flags);
+	/* NO_PATH gives the same id, no path. */
+	err = query(fd, &q, NULL, 0);
+	CHECK_INT(0, err);
+	CHECK_INT((long long)cg_id("cli_a"), (long long)q.cgroup_id);
+	CHECK_INT(0, q.path_len);
+	close(fd);
+	client_stop(&c);
+	server_stop(&s);
+}
+
+/* The connecting side learns the listener's cgroup and pid. */
+static void t_stream_client_side(void)
+{
+	struct client_answer a;
+	struct client c;
+	struct server s;
+	int fd;
+
+	SYS(cg_create("cli_a"));
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
+	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(client_query(&c, &a));
+	close(fd);
+	client_stop(&c);
+	server_stop(&s);
+	CHECK_ANSWER(a.err, a.q, a.path, "srv");
+	CHECK_INT(getpid(), a.q.pid);
+}
+
+/* Like SO_PEERCRED: the listener's origin is fixed by listen(), and
+ * renewed by each listen() call.
+ */
+static void t_listener_fixed_at_listen(void)
+{
+	struct client_answer a1, a2;
+	struct client c1, c2;
+	struct server s;
+
+	SYS(cg_create("srv2"));
+	SYS(cg_create("cli_a"));
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(cg_move("srv2", 0));
+	SYS(client_start(&c1, "cli_a", s.name, SOCK_STREAM));
+	SYS(client_query(&c1, &a1));
+	SYS(listen(s.lfd, 128));
+	SYS(client_start(&c2, "cli_a", s.name, SOCK_STREAM));
+	SYS(client_query(&c2, &a2));
+	client_stop(&c1);
+	client_stop(&c2);
+	server_stop(&s);
+	CHECK_ANSWER(a1.err, a1.q, a1.path, "srv");
+	CHECK_ANSWER(a2.err, a2.q, a2.path, "srv2");
+}
+
+/* SOCK_SEQPACKET behaves like SOCK_STREAM, both directions. */
+static void t_seqpacket(void)
+{
+	struct peercgroup_query q;
+	struct client_answer a;
+	struct client c;
+	struct server s;
+	char path[256];
+	int fd, err;
+	pid_t pid;
+
+	SYS(cg_create("cli_a"));
+	SYS(server_start(&s, "srv", SOCK_SEQPACKET));
+	SYS(client_start(&c, "cli_a", s.name, SOCK_SEQPACKET));
+	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	err = query(fd, &q, path, sizeof(path));
+	SYS(client_query(&c, &a));
+	pid = c.pid;
+	close(fd);
+	client_stop(&c);
+	server_stop(&s);
+	CHECK_ANSWER(err, q, path, "cli_a");
+	CHECK_INT(pid, q.pid);
+	CHECK_ANSWER(a.err, a.q, a.path, "srv");
+}
+
+/* Both ends of socketpair() learn the creator, whoever holds them later. */
+static void t_socketpair(void)
+{
+	struct peercgroup_query q0, q1;
+	char p0[256], p1[256];
+	int sv[2], err0, err1;
+
+	SYS(cg_create("pair"));
+	SYS(cg_create("cli_b"));
+	SYS(cg_move("pair", 0));
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	SYS(cg_move("cli_b", 0));
+	err0 = query(sv[0], &q0, p0, sizeof(p0));
+	err1 = query(sv[1], &q1, p1, sizeof(p1));
+	close(sv[0]);
+	close(sv[1]);
+	SYS(cg_move("", 0));
+	CHECK_ANSWER(err0, q0, p0, "pair");
+	CHECK_ANSWER(err1, q1, p1, "pair");
+	CHECK_INT(getpid(), q0.pid);
+	CHECK_INT(getpid(), q1.pid);
+
+	/* seqpacket pairs too */
+	SYS(cg_move("pair", 0));
+	SYS(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv));
+	SYS(cg_move("", 0));
+	err0 = query(sv[1], &q0, p0, sizeof(p0));
+	close(sv[0]);
+	close(sv[1]);
+	CHECK_ANSWER(err0, q0, p0, "pair");
+}
+
+/* The answer does not follow the peer to another cgroup. */
+static void t_peer_moves(void)
+{
+	struct peercgroup_query q;
+	struct client c;
+	struct server s;
+	char path[256];
+	int fd, err;
+
+	SYS(cg_create("cli_a"));
+	SYS(cg_create("cli_b"));
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
+	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(client_move(&c, "cli_b"));
+	err = query(fd, &q, path, sizeof(path));
+	close(fd);
+	client_stop(&c);
+	server_stop(&s);
+	CHECK_ANSWER(err, q, path, "cli_a");
+}
+
+/* Nor does it change when the peer exits: only a flag says so. */
+static void t_peer_exits(void)
+{
+	struct peercgroup_query q;
+	struct client c;
+	struct server s;
+	char path[256];
+	pid_t pid;
+	int fd, err;
+
+	SYS(cg_create("cli_a"));
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
+	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	pid = c.pid;
+	err = query(fd, &q, path, sizeof(path));
+	CHECK_INT(0, err);
+	CHECK_INT(0, q.result_flags & PEERCGROUP_RESULT_PEER_EXITED);
+	client_stop(&c);
+	err = query(fd, &q, path, sizeof(path));
+	close(fd);
+	server_stop(&s);
+	CHECK_ANSWER(err, q, path, "cli_a");
+	CHECK_INT(pid, q.pid);
+	CHECK_INT(PEERCGROUP_RESULT_PEER_EXITED, q.result_flags);
+}
+
+/*
+ * A new process with the exited peer's pid, in another cgroup, changes
+ * nothing: the record is of the connection, not of the pid.
+ */
+static void t_pid_reused(void)
+{
+	struct peercgroup_query q;
+	struct client c;
+	struct server s;
+	char path[256], last[32];
+	int fd, err, sync[2];
+	pid_t old, again = -1;
+
+	SYS(cg_create("cli_a"));
+	SYS(cg_create("cli_b"));
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
+	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	old = c.pid;
+	client_stop(&c);
+	SYS(pipe2(sync, O_CLOEXEC));
+	for (int tries = 0; tries < 20 && again != old; tries++) {
+		snprintf(last, sizeof(last), "%d", (int)old - 1);
+		SYS(write_file("/proc/sys/kernel/ns_last_pid", last));
+		again = fork();
+		if (again == 0) {
+			char b;
+
+			close(sync[1]);
+			cg_move("cli_b", 0);
+			if (read(sync[0], &b, 1) < 0)
+				_exit(1);
+			_exit(0);
+		}
+		if (again != old) {
+			kill(again, SIGKILL);
+			waitpid(again, NULL, 0);
+		}
+	}
+	CHECK_INT(old, again);
+	usleep(10000);
+	err = query(fd, &q, path, sizeof(path));
+	close(sync[1]);
+	waitpid(again, NULL, 0);
+	close(sync[0]);
+	close(fd);
+	server_stop(&s);
+	CHECK_ANSWER(err, q, path, "cli_a");
+	CHECK_INT(old, q.pid);
+	CHECK_INT(PEERCGROUP_RESULT_PEER_EXITED, q.result_flags);
+}
+
+/* A cgroup removed after connect is still named, and flagged. */
+static void t_cgroup_removed(void)
+{
+	struct peercgroup_query q;
+	struct client c;
+	struct server s;
+	char path[256];
+	uint64_t id;
+	int fd, err;
+
+	SYS(cg_create("gone"));
+	id = cg_id("gone");
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(client_start(&c, "gone", s.name, SOCK_STREAM));
+	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(client_move(&c, ""));
+	SYS(cg_remove("gone"));
+	err = query(fd, &q, path, sizeof(path));
+	close(fd);
+	client_stop(&c);
+	server_stop(&s);
+	CHECK_INT(0, err);
+	CHECK_STR("/gone", path);
+	CHECK_INT((long long)id, (long long)q.cgroup_id);
+	CHECK_INT(PEERCGROUP_RESULT_CGROUP_REMOVED,
+		  q.result_flags & PEERCGROUP_RESULT_CGROUP_REMOVED);
+}
+
+/*
+ * Paths are relative to the caller's cgroup namespace, exactly as
+ * /proc/PID/cgroup reads from inside it: "/inner" for a client below the
+ * namespace root, "/../outside" for one beside it.
+ */
+static void t_cgroup_namespace(void)
+{
+	int res[2], status;
+	char msg[512] = "";
+	pid_t child;
+
+	SYS(cg_create("ns"));
+	SYS(cg_create("ns/inner"));
+	SYS(cg_create("outside"));
+	SYS(pipe2(res, O_CLOEXEC));
+	child = fork();
+	if (child == 0) {
+		const char *cgs[] = { "ns/inner", "outside" };
+		struct peercgroup_query q;
+		char path[256], want[256];
+		struct client c;
+		struct server s;
+		int fd, err;
+
+		close(res[0]);
+		if (server_start(&s, "ns", SOCK_STREAM) || unshare(CLONE_NEWCGROUP))
+			_exit(dprintf(res[1], "setup: %s", strerror(errno)) && 0);
+		for (int i = 0; i < 2; i++) {
+			if (client_start(&c, cgs[i], s.name, SOCK_STREAM) ||
+			    (fd = accept4(s.lfd, NULL, NULL, 0)) < 0)
+				_exit(dprintf(res[1], "client: %s", strerror(errno)) && 0);
+			err = query(fd, &q, path, sizeof(path));
+			if (proc_cgroup(c.pid, want, sizeof(want)))
+				_exit(dprintf(res[1], "cannot read /proc/%d/cgroup", c.pid) && 0);
+			if (err || strcmp(path, want) || q.path_len != strlen(want))
+				_exit(dprintf(res[1], "%s: expected \"%s\", got err %d \"%s\"",
+					      cgs[i], want, err, path) && 0);
+			if (i == 0 && strcmp(want, "/inner"))
+				_exit(dprintf(res[1], "/proc says \"%s\"", want) && 0);
+			if (i == 1 && strcmp(want, "/../outside"))
+				_exit(dprintf(res[1], "/proc says \"%s\"", want) && 0);
+			close(fd);
+			client_stop(&c);
+		}
+		_exit(0);
+	}
+	close(res[1]);
+	if (read(res[0], msg, sizeof(msg) - 1) < 0)
+		msg[0] = 0;
+	close(res[0]);
+	waitpid(child, &status, 0);
+	CHECK(!msg[0], "%s", msg);
+	CHECK_INT(0, status);
+}
+
+/*
+ * Connections made before the module was loaded have no record: ENODATA,
+ * never a guess.  A listener from before the load still gives its new
+ * connections' accepting side an answer, but not their client side.
+ */
+static void t_connection_before_load(void)
+{
+	struct peercgroup_query q;
+	struct client_answer a;
+	struct client c_old, c_new, c_relisten;
+	struct server s;
+	char path[256];
+	int sv[2], fd_old, fd_new, err_pair, err_old, err_new, err_old_cli;
+
+	SYS(cg_create("cli_a"));
+	SYS(module_unload());
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	SYS(client_start(&c_old, "cli_a", s.name, SOCK_STREAM));
+	SYS(fd_old = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(module_load());
+
+	err_pair = query(sv[0], &q, path, sizeof(path));
+	err_old = query(fd_old, &q, path, sizeof(path));
+	SYS(client_query(&c_old, &a));
+	err_old_cli = a.err;
+	SYS(client_start(&c_new, "cli_a", s.name, SOCK_STREAM));
+	SYS(fd_new = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	err_new = query(fd_new, &q, path, sizeof(path));
+	CHECK_INT(-ENODATA, err_pair);
+	CHECK_INT(-ENODATA, err_old);
+	CHECK_INT(-ENODATA, err_old_cli);
+	CHECK_ANSWER(err_new, q, path, "cli_a");
+	SYS(client_query(&c_new, &a));
+	CHECK_INT(-ENODATA, a.err);
+
+	/* listen() again after the load: clients learn the listener again */
+	SYS(listen(s.lfd, 128));
+	SYS(client_start(&c_relisten, "cli_a", s.name, SOCK_STREAM));
+	SYS(client_query(&c_relisten, &a));
+	CHECK_ANSWER(a.err, a.q, a.path, "srv");
+
+	close(sv[0]);
+	close(sv[1]);
+	close(fd_old);
+	close(fd_new);
+	client_stop(&c_old);
+	client_stop(&c_new);
+	client_stop(&c_relisten);
+	server_stop(&s);
+}
+
+/*
+ * A socket born where a recorded socket died must not inherit its entry.
+ * Recorded socketpairs are made and closed, then clients of a listener
+ * that has no record (listening since before the load) are made in the
+ * freed memory: each must answer ENODATA, never the dead pairs' cgroup.
+ */
+static void t_address_reuse(void)
+{
+	enum { ROUNDS = 20, N = 64 };
+	int sv[N][2], cli[N], acc[N];
+	struct peercgroup_query q;
+	struct server s;
+	char path[256];
+	long live0;
+
+	SYS(cg_create("reuse"));
+	SYS(module_unload());
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(module_load());
+	live0 = counter("live");
+	for (int r = 0; r < ROUNDS; r++) {
+		SYS(cg_move("reuse", 0));
+		for (int i = 0; i < N; i++)
+			SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv[i]));
+		for (int i = 0; i < N; i++) {
+			close(sv[i][0]);
+			close(sv[i][1]);
+		}
+		SYS(cg_move("srv", 0));
+		for (int i = 0; i < N; i++) {
+			SYS(cli[i] = connect_to(s.name, SOCK_STREAM));
+			SYS(acc[i] = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+		}
+		for (int i = 0; i < N; i++) {
+			int err = query(cli[i], &q, path, sizeof(path));
+
+			if (err != -ENODATA)
+				FAIL("round %d client %d: expected ENODATA, got %d \"%s\"",
+				     r, i, err, err ? "" : path);
+			err = query(acc[i], &q, path, sizeof(path));
+			CHECK_ANSWER(err, q, path, "srv");
+		}
+		for (int i = 0; i < N; i++) {
+			close(cli[i]);
+			close(acc[i]);
+		}
+	}
+	server_stop(&s);
+	CHECK_INT(live0, counter("live"));
+}
+
+static int raw_ioctl(unsigned long cmd, void *arg)
+{
+	int dev = dev_open(), ret;
+
+	if (dev < 0)
+		return -errno;
+	ret = ioctl(dev, cmd, arg) ? -errno : 0;
+	close(dev);
+	return ret;
+}
+
+/* Every documented errno, each for its cause. */
+static void t_errors(void)
+{
+	struct peercgroup_query q;
+	struct client c;
+	struct server s;
+	char path[256], *unmapped;
+	int fd, sv[2], reg, inet, lsock, fresh, dgram;
+
+	SYS(cg_create("cli_a"));
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
+	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(reg = open("/proc/self/status", O_RDONLY | O_CLOEXEC));
+	SYS(inet = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+	SYS(fresh = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+	SYS(dgram = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+	SYS(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv));
+	lsock = s.lfd;
+	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(unmapped != MAP_FAILED, "mmap");
+
+	CHECK_INT(-EBADF, query(-1, &q, path, sizeof(path)));
+	CHECK_INT(-EBADF, query(9999, &q, path, sizeof(path)));
+	CHECK_INT(-ENOTSOCK, query(reg, &q, path, sizeof(path)));
+	CHECK_INT(-EAFNOSUPPORT, query(inet, &q, path, sizeof(path)));
+	CHECK_INT(-EOPNOTSUPP, query(dgram, &q, path, sizeof(path)));
+	CHECK_INT(-EOPNOTSUPP, query(sv[0], &q, path, sizeof(path)));
+	CHECK_INT(-ENOTCONN, query(fresh, &q, path, sizeof(path)));
+	CHECK_INT(-ENOTCONN, query(lsock, &q, path, sizeof(path)));
+
+	/* ERANGE, with the needed length still returned */
+	CHECK_INT(-ERANGE, query(fd, &q, path, 3));
+	CHECK_INT((long long)strlen("/cli_a"), q.path_len);
+	CHECK_INT((long long)cg_id("cli_a"), (long long)q.cgroup_id);
+	CHECK_INT(-ERANGE, query(fd, &q, path, strlen("/cli_a")));
+	CHECK_INT(0, query(fd, &q, path, strlen("/cli_a") + 1));
+	CHECK_INT(-ERANGE, query(fd, &q, path, 0));
+
+	/* EFAULT: bad path pointer, bad struct pointer */
+	CHECK_INT(-EFAULT, query(fd, &q, unmapped, 256));
+	CHECK_INT(-EFAULT, raw_ioctl(PEERCGROUP_IOC_QUERY, unmapped));
+	CHECK_INT(-EFAULT, raw_ioctl(PEERCGROUP_IOC_QUERY, NULL));
+
+	/* EINVAL: unknown flags, reserved field, size too small */
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.sockfd = fd;
+	q.flags = 1U << 31;
+	CHECK_INT(-EINVAL, raw_ioctl(PEERCGROUP_IOC_QUERY, &q));
+	q.flags = PEERCGROUP_QUERY_NO_PATH;
+	q.reserved = 1;
+	CHECK_INT(-EINVAL, raw_ioctl(PEERCGROUP_IOC_QUERY, &q));
+	q.reserved = 0;
+	q.size = PEERCGROUP_QUERY_SIZE_VER0 - 8;
+	CHECK_INT(-EINVAL, raw_ioctl(PEERCGROUP_IOC_QUERY, &q));
+	q.size = 0;
+	CHECK_INT(-EINVAL, raw_ioctl(PEERCGROUP_IOC_QUERY, &q));
+
+	/* E2BIG: non-zero bytes the module does not know; absurd sizes */
+	{
+		unsigned char big[128] = { 0 };
+		struct peercgroup_query *bq = (void *)big;
+
+		bq->size = sizeof(big);
+		bq->sockfd = fd;
+		bq->flags = PEERCGROUP_QUERY_NO_PATH;
+		CHECK_INT(0, raw_ioctl(PEERCGROUP_IOC_QUERY, big));
+		CHECK_INT((long long)cg_id("cli_a"), (long long)bq->cgroup_id);
+		big[100] = 1;
+		CHECK_INT(-E2BIG, raw_ioctl(PEERCGROUP_IOC_QUERY, big));
+		big[100] = 0;
+		bq->size = 1 << 20;
+		CHECK_INT(-E2BIG, raw_ioctl(PEERCGROUP_IOC_QUERY, big));
+	}
+
+	/* ENOTTY: unknown number, other magic, other direction */
+	CHECK_INT(-ENOTTY, raw_ioctl(_IOWR(PEERCGROUP_IOC_MAGIC, 0x7f, struct peercgroup_query), &q));
+	CHECK_INT(-ENOTTY, raw_ioctl(_IOWR('x', 0x01, struct peercgroup_query), &q));
+	CHECK_INT(-ENOTTY, raw_ioctl(_IOR(PEERCGROUP_IOC_MAGIC, 0x01, struct peercgroup_query), &q));
+	CHECK_INT(-ENOTTY, raw_ioctl(FIONREAD, &q));
+
+	munmap(unmapped, 4096);
+	close(reg);
+	close(inet);
+	close(fresh);
+	close(dgram);
+	close(sv[0]);
+	close(sv[1]);
+	close(fd);
+	client_stop(&c);
+	server_stop(&s);
+}
+
+/*
+ * Older and newer binaries interoperate: the module reads and writes only
+ * the size the caller declares, and zero-extends older structs.
+ */
+static void t_abi_sizes(void)
+{
+	unsigned char buf[96];
+	struct peercgroup_query *q = (void *)buf;
+	struct peercgroup_version v;
+	struct client c;
+	struct server s;
+	char mv[64] = "";
+	int fd, vfd;
+
+	SYS(cg_create("cli_a"));
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
+	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+
+	/* a larger, zero-extended struct: fine, and bytes past ours untouched
+	 * by the kernel beyond the declared size
+	 */
+	memset(buf, 0, sizeof(buf));
+	q->size = 64;
+	q->sockfd = fd;
+	q->flags = PEERCGROUP_QUERY_NO_PATH;
+	memset(buf + 64, 0xa5, sizeof(buf) - 64);
+	CHECK_INT(0, raw_ioctl(PEERCGROUP_IOC_QUERY, buf));
+	CHECK_INT((long long)cg_id("cli_a"), (long long)q->cgroup_id);
+	for (size_t i = 64; i < sizeof(buf); i++)
+		CHECK(buf[i] == 0xa5, "byte %zu past the declared size was written", i);
+
+	memset(&v, 0, sizeof(v));
+	v.size = sizeof(v);
+	CHECK_INT(0, raw_ioctl(PEERCGROUP_IOC_VERSION, &v));
+	CHECK_INT(PEERCGROUP_ABI_VERSION, v.abi_version);
+	CHECK_INT(sizeof(struct peercgroup_query), v.query_size);
+	CHECK_INT(PEERCGROUP_QUERY_FLAGS_ALL, v.query_flags);
+	CHECK(v.features & PEERCGROUP_FEATURE_PATH, "features %#llx", (unsigned long long)v.features);
+	SYS(vfd = open("/sys/module/peercgroup/version", O_RDONLY));
+	CHECK(read(vfd, mv, sizeof(mv) - 1) > 0, "read version");
+	close(vfd);
+	mv[strcspn(mv, "\n")] = 0;
+	CHECK_STR(mv, v.module_version);
+	v.size = PEERCGROUP_VERSION_SIZE_VER0 - 1;
+	CHECK_INT(-EINVAL, raw_ioctl(PEERCGROUP_IOC_VERSION, &v));
+
+	close(fd);
+	client_stop(&c);
+	server_stop(&s);
+}
+
+/* A server that can accept() a connection can always query it. */
+static void t_ordering(void)
+{
+	struct peercgroup_query q;
+	struct server s;
+	int dev, cli, acc;
+
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(dev = dev_open());
+	for (int i = 0; i < 2000; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			int fd = connect_to(s.name, SOCK_STREAM);
+
+			_exit(fd < 0);
+		}
+		SYS(acc = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.sockfd = acc;
+		q.flags = PEERCGROUP_QUERY_NO_PATH;
+		if (ioctl(dev, PEERCGROUP_IOC_QUERY, &q))
+			FAIL("connection %d: query right after accept: %s", i, strerror(errno));
+		CHECK_INT(pid, q.pid);
+		close(acc);
+		waitpid(pid, NULL, 0);
+	}
+	/* and the client side, right after connect() returns */
+	for (int i = 0; i < 500; i++) {
+		struct peercgroup_query cq;
+
+		SYS(cli = connect_to(s.name, SOCK_STREAM));
+		memset(&cq, 0, sizeof(cq));
+		cq.size = sizeof(cq);
+		cq.sockfd = cli;
+		cq.flags = PEERCGROUP_QUERY_NO_PATH;
+		if (ioctl(dev, PEERCGROUP_IOC_QUERY, &cq))
+			FAIL("client %d: query right after connect: %s", i, strerror(errno));
+		SYS(acc = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+		close(acc);
+		close(cli);
+	}
+	close(dev);
+	server_stop(&s);
+}
+
+/* Counters move as documented and show numbers only, to root only. */
+static void t_counters(void)
+{
+	static const char *const names[] = {
+		"live", "recorded", "freed", "alloc_failures", "queries", "misses",
+	};
+	struct peercgroup_query q;
+	long live0, rec0, qry0, miss0;
+	struct server s;
+	int sv[2], cli, acc;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char p[128], buf[64] = "";
+		struct stat st;
+		int fd;
+
+		snprintf(p, sizeof(p), "/sys/module/peercgroup/counters/%s", names[i]);
+		SYS(stat(p, &st));
+		CHECK_INT(0400, st.st_mode & 0777);
+		SYS(fd = open(p, O_RDONLY));
+		CHECK(read(fd, buf, sizeof(buf) - 1) > 0, "read %s", p);
+		close(fd);
+		CHECK(strspn(buf, "0123456789") == strlen(buf) - 1 && buf[strlen(buf) - 1] == '\n',
+		      "%s is not one decimal number: \"%s\"", p, buf);
+	}
+
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	live0 = counter("live");
+	rec0 = counter("recorded");
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	CHECK_INT(live0 + 2, counter("live"));
+	SYS(cli = connect_to(s.name, SOCK_STREAM));
+	SYS(acc = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	CHECK_INT(live0 + 4, counter("live"));
+	CHECK_INT(rec0 + 4, counter("recorded"));
+	qry0 = counter("queries");
+	miss0 = counter("misses");
+	CHECK_INT(0, query(acc, &q, NULL, 0));
+	CHECK_INT(qry0 + 1, counter("queries"));
+	CHECK_INT(miss0, counter("misses"));
+	close(sv[0]);
+	close(sv[1]);
+	close(cli);
+	close(acc);
+	CHECK_INT(live0, counter("live"));
+	server_stop(&s);
+}
+
+/*
+ * Unload and reload while processes connect and query as fast as they
+ * can.  Every answer must be right or ENODATA; when the module is gone,
+ * opening the device fails; nothing else is allowed.
+ */
+struct storm_tally {
+	long ok, nodata, nodev, wrong;
+	char first_wrong[160];
+};
+
+static void storm_worker(int out, int w)
+{
+	struct storm_tally t = { 0 };
+	struct peercgroup_query q;
+	char cg[32], want[40], path[256], name[48];
+	int lfd, cli, acc;
+
+	snprintf(cg, sizeof(cg), "storm%d", w);
+	snprintf(want, sizeof(want), "/%s", cg);
+	snprintf(name, sizeof(name), "pcg-storm-%d-%d", (int)getppid(), w);
+	if (cg_move(cg, 0) || (lfd = listen_on(name, SOCK_STREAM)) < 0)
+		_exit(2);
+	for (int i = 0; i < 1500; i++) {
+		int fds[2], err;
+
+		cli = connect_to(name, SOCK_STREAM);
+		acc = cli < 0 ? -1 : accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (acc < 0)
+			_exit(3);
+		fds[0] = acc;
+		fds[1] = cli;
+		for (int k = 0; k < 2; k++) {
+			err = query(fds[k], &q, path, sizeof(path));
+			if (!err && !strcmp(path, want) && q.pid == getpid())
+				t.ok++;
+			else if (err == -ENODATA)
+				t.nodata++;
+			else if (err == -ENOENT || err == -ENXIO || err == -ENODEV)
+				t.nodev++;
+			else if (!t.wrong++)
+				snprintf(t.first_wrong, sizeof(t.first_wrong),
+					 "err %d path \"%.100s\" pid %d", err, err ? "" : path, q.pid);
+		}
+		close(cli);
+		close(acc);
+		if (i % 300 == 299) {	/* listen again so reloads learn it */
+			if (listen(lfd, 4096))
+				_exit(4);
+		}
+	}
+	if (write(out, &t, sizeof(t)) != sizeof(t))
+		_exit(5);
+	_exit(0);
+}
+
+static void t_unload_during_storm(void)
+{
+	enum { WORKERS = 4, CYCLES = 25 };
+	struct storm_tally sum = { 0 }, t;
+	pid_t pids[WORKERS];
+	int res[2], cycles = 0;
+	char cg[32];
+
+	SYS(pipe2(res, O_CLOEXEC));
+	for (int w = 0; w < WORKERS; w++) {
+		snprintf(cg, sizeof(cg), "storm%d", w);
+		SYS(cg_create(cg));
+		pids[w] = fork();
+		if (pids[w] == 0)
+			storm_worker(res[1], w);
+	}
+	close(res[1]);
+	for (; cycles < CYCLES; cycles++) {
+		usleep(20000);
+		if (module_unload())
+			FAIL("cycle %d: unload: %s", cycles, strerror(errno));
+		usleep(5000);
+		if (module_load())
+			FAIL("cycle %d: load: %s", cycles, strerror(errno));
+	}
+	for (int w = 0; w < WORKERS; w++) {
+		int status;
+
+		if (read(res[0], &t, sizeof(t)) == sizeof(t)) {
+			sum.ok += t.ok;
+			sum.nodata += t.nodata;
+			sum.nodev += t.nodev;
+			if (t.wrong && !sum.wrong)
+				memcpy(sum.first_wrong, t.first_wrong, sizeof(t.first_wrong));
+			sum.wrong += t.wrong;
+		}
+		waitpid(pids[w], &status, 0);
+		CHECK(WIFEXITED(status) && !WEXITSTATUS(status),
+		      "worker %d status %#x", w, status);
+	}
+	close(res[0]);
+	printf("# storm: %d unload/load cycles; answers: %ld right, %ld ENODATA, %ld no device, %ld wrong\n",
+	       cycles, sum.ok, sum.nodata, sum.nodev, sum.wrong);
+	CHECK(!sum.wrong, "%ld wrong answers, first: %s", sum.wrong, sum.first_wrong);
+	CHECK(sum.ok > 0, "no answer at all");
+	CHECK(module_loaded(), "module not loaded after the storm");
+}
+
+/* A non-root caller gets the same answer as root for a socket it holds. */
+static void t_non_root_same_answer(void)
+{
+	struct peercgroup_query q;
+	struct client c;
+	struct server s;
+	char path[256];
+	int fd, status, err;
+	pid_t child;
+
+	SYS(cg_create("cli_a"));
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
+	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	err = query(fd, &q, path, sizeof(path));
+	CHECK_ANSWER(err, q, path, "cli_a");
+	child = fork();
+	if (child == 0) {
+		struct peercgroup_query nq;
+		char npath[256];
+
+		int nerr;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		nerr = query(fd, &nq, npath, sizeof(npath));
+		if (nerr)
+			_exit(100 - nerr);
+		if (strcmp(npath, path) || nq.cgroup_id != q.cgroup_id || nq.pid != q.pid)
+			_exit(1);
+		/* and counters stay root's */
+		if (open("/sys/module/peercgroup/counters/live", O_RDONLY) >= 0)
+			_exit(3);
+		_exit(0);
+	}
+	waitpid(child, &status, 0);
+	close(fd);
+	client_stop(&c);
+	server_stop(&s);
+	CHECK_INT(0, WEXITSTATUS(status));
+}
+
+int main(int argc, char **argv)
+{
+	t_suite = "module";
+	t_only = argc > 1 ? argv[1] : NULL;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!module_loaded() && module_load()) {
+		printf("not ok - module/setup: cannot load %s: %s\n", module_path(),
+		       strerror(errno));
+		return 1;
+	}
+
+	RUN(t_stream_accept_side);
+	RUN(t_stream_client_side);
+	RUN(t_listener_fixed_at_listen);
+	RUN(t_seqpacket);
+	RUN(t_socketpair);
+	RUN(t_peer_moves);
+	RUN(t_peer_exits);
+	RUN(t_pid_reused);
+	RUN(t_cgroup_removed);
+	RUN(t_cgroup_namespace);
+	RUN(t_errors);
+	RUN(t_abi_sizes);
+	RUN(t_ordering);
+	RUN(t_counters);
+	RUN(t_non_root_same_answer);
+	RUN(t_connection_before_load);
+	RUN(t_address_reuse);
+	RUN(t_unload_during_storm);
+
+	printf("# module: %d passed, %d failed\n", t_pass, t_fail);
+	return 0;
+}

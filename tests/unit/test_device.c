@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The device side of libpeercgroup against a FAKED module: the device path
+ * is pointed at /dev/null (internal test hook) and ioctl() is replaced at
+ * link time (-Wl,--wrap=ioctl), so each kernel errno and answer can be
+ * played and the library's mapping checked exactly.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "peercgroup.h"
+#include "internal.h"
+
+/* ---- the fake module ---- */
+
+static struct {
+	int version_errno;		/* VERSION fails with this */
+	unsigned int abi;		/* VERSION answers this ABI */
+	unsigned int query_flags;	/* VERSION: accepted query flags */
+	int query_errno;		/* QUERY fails with this */
+	const char *path;		/* QUERY answers this path */
+	int no_nul;			/* ... without its NUL (buggy module) */
+	uint64_t id;
+	int32_t pid;
+	uint32_t result_flags;
+	struct peercgroup_query last;	/* what the library sent last */
+	int version_calls, query_calls;
+} fake;
+
+int __wrap_ioctl(int fd, unsigned long req, ...);
+int __wrap_ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	(void)fd;
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+
+	if (req == PEERCGROUP_IOC_VERSION) {
+		struct peercgroup_version *v = arg;
+
+		__atomic_add_fetch(&fake.version_calls, 1, __ATOMIC_SEQ_CST);
+		if (fake.version_errno) {
+			errno = fake.version_errno;
+			return -1;
+		}
+		assert_true(v->size >= PEERCGROUP_VERSION_SIZE_VER0);
+		v->abi_version = fake.abi;
+		v->features = PEERCGROUP_FEATURE_STREAM | PEERCGROUP_FEATURE_PATH;
+		v->query_flags = fake.query_flags;
+		v->query_size = sizeof(struct peercgroup_query);
+		strcpy(v->module_version, "9.8.7-fake");
+		return 0;
+	}
+	if (req == PEERCGROUP_IOC_QUERY) {
+		struct peercgroup_query *q = arg;
+		size_t len = fake.path ? strlen(fake.path) : 0;
+
+		__atomic_add_fetch(&fake.query_calls, 1, __ATOMIC_SEQ_CST);
+		fake.last = *q;
+		if (fake.query_errno) {
+			errno = fake.query_errno;
+			return -1;
+		}
+		q->cgroup_id = fake.id;
+		q->pid = fake.pid;
+		q->result_flags = fake.result_flags;
+		q->path_len = (uint32_t)len;
+		if (q->flags & PEERCGROUP_QUERY_NO_PATH)
+			return 0;
+		if (q->path_size < len + 1) {
+			errno = ERANGE;
+			return -1;
+		}
+		memcpy((char *)(uintptr_t)q->path, fake.path, len + 1);
+		if (fake.no_nul)
+			((char *)(uintptr_t)q->path)[len] = 'X';
+		return 0;
+	}
+	errno = ENOTTY;
+	return -1;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&fake, 0, sizeof(fake));
+	fake.abi = PEERCGROUP_ABI_VERSION;
+	fake.query_flags = PEERCGROUP_QUERY_FLAGS_ALL;
+	fake.path = "/system.slice/sshd.service";
+	fake.id = 4242;
+	fake.pid = 77;
+	pcg_test_set_device("/dev/null");	/* a char device that opens */
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	pcg_test_set_device(NULL);
+	return 0;
+}
+
+/* ---- tests ---- */
+
+static void test_success(void **state)
+{
+	struct peercgroup_info info;
+
+	(void)state;
+	fake.result_flags = PEERCGROUP_RESULT_PEER_EXITED;
+	assert_int_equal(peercgroup_get(5, 0, &info), 0);
+	assert_string_equal(info.path, "/system.slice/sshd.service");
+	assert_int_equal(info.path_len, strlen("/system.slice/sshd.service"));
+	assert_int_equal(info.cgroup_id, 4242);
+	assert_int_equal(info.pid, 77);
+	assert_int_equal(info.flags, PEERCGROUP_INFO_PEER_EXITED);
+	/* what went to the kernel */
+	assert_int_equal(fake.last.size, sizeof(struct peercgroup_query));
+	assert_int_equal(fake.last.flags, 0);
+	assert_int_equal(fake.last.sockfd, 5);
+	assert_int_equal(fake.last.reserved, 0);
+	assert_true(fake.last.path != 0 && fake.last.path_size > 0);
+	peercgroup_info_free(&info);
+	assert_null(info.path);
+	peercgroup_info_free(&info);	/* twice is fine */
+	peercgroup_info_free(NULL);
+}
+
+static void test_removed_flag(void **state)
+{
+	struct peercgroup_info info;
+
+	(void)state;
+	fake.result_flags = PEERCGROUP_RESULT_CGROUP_REMOVED | (1U << 30);
+	assert_int_equal(peercgroup_get(5, 0, &info), 0);
+	/* unknown future bits are not passed on as library flags */
+	assert_int_equal(info.flags, PEERCGROUP_INFO_CGROUP_REMOVED);
+	peercgroup_info_free(&info);
+}
+
+static void test_get_id_no_path(void **state)
+{
+	uint64_t id = 1;
+
+	(void)state;
+	assert_int_equal(peercgroup_get_id(3, &id), 0);
+	assert_int_equal(id, 4242);
+	assert_int_equal(fake.last.flags, PEERCGROUP_QUERY_NO_PATH);
+	assert_int_equal(fake.last.path, 0);
+	assert_int_equal(peercgroup_get_id(3, NULL), -EINVAL);
+}
+
+static void test_no_path_unsupported(void **state)
+{
+	uint64_t id = 0;
+
+	(void)state;
+	fake.query_flags = 0;	/* a module without NO_PATH: full query */
+	pcg_test_set_device("/dev/null");
+	assert_int_equal(peercgroup_get_id(3, &id), 0);
+	assert_int_equal(id, 4242);
+	assert_int_equal(fake.last.flags, 0);
+}
+
+static void test_get_path(void **state)
+{
+	char *p = (char *)1;
+
+	(void)state;
+	assert_int_equal(peercgroup_get_path(3, &p), 0);
+	assert_string_equal(p, "/system.slice/sshd.service");
+	free(p);
+	fake.query_errno = ENODATA;
+	p = (char *)1;
+	assert_int_equal(peercgroup_get_path(3, &p), -ENODATA);
+	assert_null(p);
+}
+
+static void test_erange_retry(void **state)
+{
+	struct peercgroup_info info;
+	char *longp = malloc(5001);
+
+	(void)state;
+	assert_non_null(longp);
+	memset(longp, 'x', 5000);
+	longp[0] = '/';
+	longp[5000] = '\0';
+	fake.path = longp;
+	fake.query_calls = 0;
+	assert_int_equal(peercgroup_get(3, 0, &info), 0);
+	assert_int_equal(fake.query_calls, 2);
+	assert_int_equal(fake.last.path_size, 5001);
+	assert_int_equal(info.path_len, 5000);
+	assert_string_equal(info.path, longp);
+	peercgroup_info_free(&info);
+	free(longp);
+}
+
+static void test_buggy_module(void **state)
+{
+	struct peercgroup_info info;
+
+	(void)state;
+	fake.no_nul = 1;	/* path without its NUL */
+	assert_int_equal(peercgroup_get(3, 0, &info), -EPROTO);
+	assert_null(info.path);
+	fake.no_nul = 0;
+	/* ERANGE although the path fitted */
+	fake.query_errno = ERANGE;
+	assert_int_equal(peercgroup_get(3, 0, &info), -EPROTO);
+	assert_null(info.path);
+}
+
+static void check_errno_map(int kernel, int lib)
+{
+	struct peercgroup_info info;
+
+	fake.query_errno = kernel;
+	memset(&info, 0x5a, sizeof(info));
+	if (peercgroup_get(3, 0, &info) != lib)
+		print_error("kernel errno %d\n", kernel);
+	fake.query_errno = kernel;
+	assert_int_equal(peercgroup_get(3, 0, &info), lib);
+	assert_null(info.path);		/* zeroed on failure */
+	assert_int_equal(info.cgroup_id, 0);
+	assert_int_equal(info.pid, 0);
+}
+
+static void test_query_errnos(void **state)
+{
+	(void)state;
+	check_errno_map(EBADF, -EBADF);
+	check_errno_map(ENOTSOCK, -ENOTSOCK);
+	check_errno_map(EAFNOSUPPORT, -EAFNOSUPPORT);
+	check_errno_map(EOPNOTSUPP, -EOPNOTSUPP);
+	check_errno_map(ENOTCONN, -ENOTCONN);
+	check_errno_map(ENODATA, -ENODATA);
+	check_errno_map(EFAULT, -EFAULT);
+	check_errno_map(ENOMEM, -ENOMEM);
+	/* the library never sends bad flags/sizes: these mean ABI mismatch */
+	check_errno_map(EINVAL, -EPROTO);
+	check_errno_map(E2BIG, -EPROTO);
+	check_errno_map(ENOTTY, -EPROTO);
+	assert_int_equal(pcg_map_query_errno(EIO), -EIO);
+}
+
+static void test_open_errnos(void **state)
+{
+	(void)state;
+	assert_int_equal(pcg_map_open_errno(ENOENT), -ENOPKG);
+	assert_int_equal(pcg_map_open_errno(ENXIO), -ENOPKG);
+	assert_int_equal(pcg_map_open_errno(ENODEV), -ENOPKG);
+	assert_int_equal(pcg_map_open_errno(EACCES), -EACCES);
+	assert_int_equal(pcg_map_open_errno(EPERM), -EACCES);
+	assert_int_equal(pcg_map_open_errno(EMFILE), -EMFILE);
+}
+
+static void test_module_absent(void **state)
+{
+	struct peercgroup_info info;
+	struct peercgroup_module mod;
+	uint64_t id;
+	char *p;
+
+	(void)state;
+	pcg_test_set_device("/nonexistent/peercgroup");
+	assert_int_equal(peercgroup_get(3, 0, &info), -ENOPKG);
+	assert_int_equal(peercgroup_get_id(3, &id), -ENOPKG);
+	assert_int_equal(peercgroup_get_path(3, &p), -ENOPKG);
+	assert_int_equal(peercgroup_module_info(&mod), -ENOPKG);
+	assert_int_equal(fake.version_calls, 0);
+	/* a regular file where the device should be is no module either */
+	pcg_test_set_device("/proc/self/status");
+	assert_int_equal(peercgroup_get(3, 0, &info), -ENOPKG);
+	/* not cached: once the module appears, calls work */
+	pcg_test_set_device("/dev/null");
+	assert_int_equal(peercgroup_get(3, 0, &info), 0);
+	peercgroup_info_free(&info);
+}
+
+static void test_version(void **state)
+{
+	struct peercgroup_module mod;
+
+	(void)state;
+	assert_int_equal(peercgroup_module_info(&mod), 0);
+	assert_int_equal(mod.abi_version, PEERCGROUP_ABI_VERSION);
+	assert_int_equal(mod.features, PEERCGROUP_FEATURE_STREAM | PEERCGROUP_FEATURE_PATH);
+	assert_int_equal(mod.query_flags, PEERCGROUP_QUERY_FLAGS_ALL);
+	assert_int_equal(mod.query_size, sizeof(struct peercgroup_query));
+	assert_string_equal(mod.version, "9.8.7-fake");
+	assert_int_equal(peercgroup_module_info(NULL), -EINVAL);
+}
+
+static void test_abi_mismatch(void **state)
+{
+	struct peercgroup_info info;
+	struct peercgroup_module mod;
+
+	(void)state;
+	fake.abi = PEERCGROUP_ABI_VERSION + 1;
+	assert_int_equal(peercgroup_get(3, 0, &info), -EPROTO);
+	assert_int_equal(peercgroup_module_info(&mod), -EPROTO);
+	fake.abi = PEERCGROUP_ABI_VERSION;
+	fake.version_errno = ENOTTY;	/* not the peercgroup device */
+	assert_int_equal(peercgroup_get(3, 0, &info), -EPROTO);
+}
+
+static void test_bad_args(void **state)
+{
+	struct peercgroup_info info;
+
+	(void)state;
+	assert_int_equal(peercgroup_get(3, 0, NULL), -EINVAL);
+	assert_int_equal(peercgroup_get(3, 1U << 7, &info), -EINVAL);
+	assert_int_equal(peercgroup_get(-1, 0, &info), -EBADF);
+	assert_int_equal(peercgroup_get_path(3, NULL), -EINVAL);
+	assert_int_equal(fake.query_calls, 0);
+}
+
+static void test_open_once(void **state)
+{
+	struct peercgroup_info info;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(peercgroup_get(3, 0, &info), 0);
+		peercgroup_info_free(&info);
+	}
+	assert_int_equal(fake.version_calls, 1);
+}
+
+static void *thread_main(void *arg)
+{
+	struct peercgroup_info info;
+	intptr_t bad = 0;
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 200; i++) {
+		if (peercgroup_get(3, 0, &info) != 0 ||
+		    strcmp(info.path, "/system.slice/sshd.service"))
+			bad++;
+		peercgroup_info_free(&info);
+	}
+	return (void *)bad;
+}
+
+static void test_threads(void **state)
+{
+	pthread_t t[8];
+	void *ret;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 8; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, thread_main, NULL), 0);
+	for (i = 0; i < 8; i++) {
+		assert_int_equal(pthread_join(t[i], &ret), 0);
+		assert_int_equal((intptr_t)ret, 0);
+	}
+	assert_int_equal(fake.version_calls, 1);	/* opened once */
+	assert_int_equal(fake.query_calls, 1600);
+}
+
+static void test_fork_reopens(void **state)
+{
+	struct peercgroup_info info;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(peercgroup_get(3, 0, &info), 0);
+	peercgroup_info_free(&info);
+	assert_int_equal(fake.version_calls, 1);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* the child reopens (one more VERSION) and works */
+		int ok = peercgroup_get(3, 0, &info) == 0 && fake.version_calls == 2;
+
+		_exit(ok ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* the parent keeps its descriptor */
+	assert_int_equal(peercgroup_get(3, 0, &info), 0);
+	peercgroup_info_free(&info);
+	assert_int_equal(fake.version_calls, 1);
+}
+
+static void test_strerror(void **state)
+{
+	(void)state;
+	assert_string_equal(peercgroup_strerror(-ENOPKG), peercgroup_strerror(ENOPKG));
+	assert_non_null(strstr(peercgroup_strerror(-ENOPKG), "not loaded"));
+	assert_non_null(strstr(peercgroup_strerror(-ENODATA), "before the module"));
+	assert_non_null(strstr(peercgroup_strerror(-EPROTO), "ABI"));
+	assert_string_equal(peercgroup_strerror(0), "success");
+	assert_non_null(peercgroup_strerror(-99999));
+	assert_string_equal(peercgroup_library_version(), PEERCGROUP_LIB_VERSION_STRING);
+}
+
+/* ---- live answers: real sockets, no module involved ---- */
+
+static void self_cgroup(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char line[4096];
+
+	buf[0] = '\0';
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(buf, size, "%s", line + 3);
+		}
+	fclose(f);
+}
+
+static void test_live(void **state)
+{
+	struct peercgroup_info info;
+	char want[4096];
+	int sv[2], fd;
+
+	(void)state;
+	self_cgroup(want, sizeof(want));
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(peercgroup_get(sv[0], PEERCGROUP_GET_LIVE, &info), 0);
+	assert_int_equal(info.pid, getpid());
+	assert_string_equal(info.path, want);
+	assert_true(info.flags & PEERCGROUP_INFO_LIVE);
+	peercgroup_info_free(&info);
+	assert_int_equal(fake.query_calls, 0);	/* the module was not asked */
+	assert_int_equal(peercgroup_get(sv[0], PEERCGROUP_GET_LIVE | PEERCGROUP_GET_NO_PATH, &info), 0);
+	assert_null(info.path);
+	close(sv[0]);
+	close(sv[1]);
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+	assert_int_equal(peercgroup_get(sv[0], PEERCGROUP_GET_LIVE, &info), -EOPNOTSUPP);
+	close(sv[0]);
+	close(sv[1]);
+
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_int_equal(peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info), -ENOTCONN);
+	{
+		/* autobind to an abstract address, then listen */
+		sa_family_t fam = AF_UNIX;
+
+		assert_int_equal(bind(fd, (struct sockaddr *)&fam, sizeof(fam)), 0);
+	}
+	assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info), -ENOTCONN);
+	close(fd);
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info), -EAFNOSUPPORT);
+	close(fd);
+
+	assert_int_equal(pipe(sv), 0);
+	assert_int_equal(peercgroup_get(sv[0], PEERCGROUP_GET_LIVE, &info), -ENOTSOCK);
+	close(sv[0]);
+	close(sv[1]);
+	assert_int_equal(peercgroup_get(sv[0], PEERCGROUP_GET_LIVE, &info), -EBADF);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_success), T(test_removed_flag), T(test_get_id_no_path),
+		T(test_no_path_unsupported), T(test_get_path), T(test_erange_retry),
+		T(test_buggy_module), T(test_query_errnos), T(test_open_errnos),
+		T(test_module_absent), T(test_version), T(test_abi_mismatch),
+		T(test_bad_args), T(test_open_once), T(test_threads),
+		T(test_fork_reopens), T(test_strerror), T(test_live),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libpeercgroup - the cgroup v2 of the peer of an AF_UNIX socket.
+ *
+ * The peercgroup kernel module records, when an AF_UNIX stream or seqpacket
+ * connection is made (connect(), listen(), socketpair()), the cgroup of each
+ * side, the way SO_PEERCRED records credentials.  This library asks the
+ * module for that record through /dev/peercgroup, and classifies cgroup paths
+ * into container runtimes.  See libpeercgroup(3) and peercgroup(4).
+ *
+ * Conventions
+ * - Every int-returning call returns 0 on success or a NEGATIVE errno value
+ *   on failure; errno is not used.  peercgroup_strerror() describes it.
+ * - -ENOPKG means the kernel module is not loaded (/dev/peercgroup missing
+ *   or without a driver).  The library never guesses in that case.
+ * - All calls are thread-safe.  /dev/peercgroup is opened once per process,
+ *   lazily, with O_CLOEXEC, and reopened in the child after fork().
+ * - Strings in structs are always NUL-terminated.
+ */
+#ifndef PEERCGROUP_H
+#define PEERCGROUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/peercgroup.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PEERCGROUP_LIB_VERSION_MAJOR 0
+#define PEERCGROUP_LIB_VERSION_MINOR 1
+
+/* Flags for peercgroup_get() (in). */
+/* Skip the path: only cgroup_id, pid and flags are filled (faster). */
+#define PEERCGROUP_GET_NO_PATH	(1U << 0)
+/*
+ * Opt-in: do not ask the module; answer with the cgroup the peer process is
+ * in NOW (SO_PEERPIDFD, or SO_PEERCRED + /proc/PID/cgroup on kernels before
+ * 6.5).  The answer has PEERCGROUP_INFO_LIVE set.  Works without the module.
+ */
+#define PEERCGROUP_GET_LIVE	(1U << 1)
+
+/* peercgroup_info.flags (out). */
+/* The cgroup was removed since the connection was made (module answer). */
+#define PEERCGROUP_INFO_CGROUP_REMOVED	(1U << 0)
+/* The process that connected has exited since (module answer). */
+#define PEERCGROUP_INFO_PEER_EXITED	(1U << 1)
+/* Live answer (PEERCGROUP_GET_LIVE): the peer's cgroup now, not at connect. */
+#define PEERCGROUP_INFO_LIVE		(1U << 8)
+/* Live answer checked against a pidfd, so a recycled pid cannot fool it. */
+#define PEERCGROUP_INFO_PIDFD		(1U << 9)
+
+/**
+ * struct peercgroup_info - what peercgroup_get() returns.
+ * @cgroup_id:	cgroup v2 id (inode number of the cgroup directory).  0 only
+ *		for a live answer whose cgroup directory could not be stat()ed.
+ * @path:	cgroup path relative to the caller's cgroup namespace, e.g.
+ *		"/system.slice/sshd.service".  Allocated by the library: release
+ *		with peercgroup_info_free().  NULL with PEERCGROUP_GET_NO_PATH.
+ * @path_len:	strlen(@path), 0 if @path is NULL.
+ * @pid:	peer's pid as of connect() (live answer: now), in the caller's
+ *		pid namespace; 0 if not visible there.
+ * @flags:	PEERCGROUP_INFO_*.
+ */
+struct peercgroup_info {
+	uint64_t cgroup_id;
+	char *path;
+	size_t path_len;
+	pid_t pid;
+	unsigned int flags;
+	uint64_t reserved[4];
+};
+
+/*
+ * Fill @info for the connected AF_UNIX stream/seqpacket socket @sockfd.
+ * @flags: PEERCGROUP_GET_*.  On failure @info is zeroed (path NULL), so
+ * peercgroup_info_free() is always safe.  Errors: -EBADF, -ENOTSOCK,
+ * -EAFNOSUPPORT, -EOPNOTSUPP (datagram), -ENOTCONN, -ENODATA (no record),
+ * -ENOPKG (module not loaded), -EACCES (cannot open the device), -EPROTO
+ * (module ABI mismatch), -EINVAL (bad argument), -ENOMEM; live answers also
+ * -ESRCH (peer gone), -ENOMEDIUM (peer has no cgroup v2 entry).
+ */
+int peercgroup_get(int sockfd, unsigned int flags, struct peercgroup_info *info);
+
+/* Free @info->path and zero @info.  NULL and repeated calls are fine. */
+void peercgroup_info_free(struct peercgroup_info *info);
+
+/* Only the cgroup id (PEERCGROUP_QUERY_NO_PATH: no path copy). */
+int peercgroup_get_id(int sockfd, uint64_t *cgroup_id);
+
+/* Only the path; *@path is malloc()ed, the caller free()s it. */
+int peercgroup_get_path(int sockfd, char **path);
+
+/**
+ * struct peercgroup_module - the loaded module, from PEERCGROUP_IOC_VERSION.
+ * @abi_version:	PEERCGROUP_ABI_VERSION of the module.
+ * @features:		PEERCGROUP_FEATURE_* (see <linux/peercgroup.h>).
+ * @query_flags:	PEERCGROUP_QUERY_* flags the module accepts.
+ * @query_size:		sizeof(struct peercgroup_query) in the module.
+ * @version:		the module's version string.
+ */
+struct peercgroup_module {
+	unsigned int abi_version;
+	uint64_t features;
+	unsigned int query_flags;
+	unsigned int query_size;
+	char version[PEERCGROUP_VERSION_STRING_SIZE];
+	uint64_t reserved[4];
+};
+
+/* Describe the loaded module.  -ENOPKG if it is not loaded. */
+int peercgroup_module_info(struct peercgroup_module *mod);
+
+/* The library's version, e.g. "0.1.0". */
+const char *peercgroup_library_version(void);
+
+/*
+ * A message for a library error (negative or positive errno), with the
+ * meaning it has here: -ENODATA reads "no record for this connection (made
+ * before the module was loaded?)", not "No data available".  Never NULL;
+ * the string is static.
+ */
+const char *peercgroup_strerror(int err);
+
+/* ---- container classifier: pure string functions, no I/O ---- */
+
+enum peercgroup_runtime {
+	PEERCGROUP_RT_UNKNOWN = 0,	/* valid path, nothing recognised */
+	PEERCGROUP_RT_HOST,		/* the root cgroup "/" */
+	PEERCGROUP_RT_SYSTEM_SERVICE,	/* system.slice/<unit>, init.scope */
+	PEERCGROUP_RT_USER_SESSION,	/* user.slice/user-UID.slice/... */
+	PEERCGROUP_RT_DOCKER,
+	PEERCGROUP_RT_PODMAN,		/* podman / libpod, incl. conmon */
+	PEERCGROUP_RT_CONTAINERD,	/* cri-containerd-*, nerdctl-* */
+	PEERCGROUP_RT_CRIO,
+	PEERCGROUP_RT_KUBERNETES,	/* cgroupfs kubepods, CRI runtime unknown */
+	PEERCGROUP_RT_LXC,		/* LXC, LXD, Incus */
+	PEERCGROUP_RT_NSPAWN,		/* systemd-nspawn@NAME.service */
+	PEERCGROUP_RT_MACHINE,		/* machined: machine-NAME.scope (nspawn, libvirt) */
+	PEERCGROUP_RT_COUNT_		/* not a runtime */
+};
+
+/* peercgroup_container.flags */
+#define PEERCGROUP_CT_CONMON	 (1U << 0)	/* the runtime's monitor (conmon) */
+#define PEERCGROUP_CT_KUBERNETES (1U << 1)	/* under kubepods */
+#define PEERCGROUP_CT_ROOTLESS	 (1U << 2)	/* inside user@UID.service */
+#define PEERCGROUP_CT_MONITOR	 (1U << 3)	/* lxc.monitor.* */
+
+#define PEERCGROUP_NAME_SIZE 256
+
+/**
+ * struct peercgroup_container - what peercgroup_classify() found.
+ * @runtime:	PEERCGROUP_RT_*.
+ * @flags:	PEERCGROUP_CT_*.
+ * @uid:	owner from "user-UID.slice", or -1.
+ * @id:		container id (64 hex) or name (LXC, machine, nspawn; systemd
+ *		\xNN escapes undone); for services and sessions the unit
+ *		("sshd.service", "session-3.scope"); "" if none.
+ * @pod:	Kubernetes pod UID (dashes restored) or podman pod id; "".
+ * @qos:	Kubernetes QoS class: "guaranteed", "burstable", "besteffort"; "".
+ */
+struct peercgroup_container {
+	enum peercgroup_runtime runtime;
+	unsigned int flags;
+	int64_t uid;
+	char id[PEERCGROUP_NAME_SIZE];
+	char pod[72];
+	char qos[16];
+};
+
+/*
+ * Classify the cgroup path @path of @len bytes (no NUL needed; an embedded
+ * NUL makes it invalid).  A leading '/' is optional.  The outermost
+ * container wins ("docker in kubepods" is docker, "kind" nodes are docker).
+ * Returns 0 (runtime may be PEERCGROUP_RT_UNKNOWN), or -EINVAL for a path
+ * that cannot be a cgroup path (empty, NUL, "//", ".", "..", over 64 KiB);
+ * @out is then zeroed with runtime UNKNOWN and uid -1.
+ */
+int peercgroup_classify(const char *path, size_t len,
+			struct peercgroup_container *out);
+
+/* "docker", "podman", ... ; "unknown" for out-of-range values.  Never NULL. */
+const char *peercgroup_runtime_name(enum peercgroup_runtime rt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PEERCGROUP_H */
