@@ -1,11 +1,64 @@
-# peercgroup top-level Makefile
+# peercgroup: build, install and test.  "make help" lists the targets.
+
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
+B := $(CURDIR)/build
+# Kernels the guest suites run on: "make check KERNELS='6.1 7.x'".
+KERNELS ?= 6.1
+MATRIX := $(shell scripts/kernel.sh list 2>/dev/null)
+SUITES ?= module_suite,lib_suite
 
-.PHONY: module clean
+GUEST_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -g -static -I$(CURDIR)/include/uapi
+
+.PHONY: all module userlib guest-bins unit deps check check-matrix demo \
+	install uninstall clean help
+
+all: module userlib
+
+help:
+	@echo "make module        build peercgroup.ko against KDIR=$(KDIR)"
+	@echo "make userlib       libpeercgroup, the peercgroup CLI (outputs in build/userlib)"
+	@echo "make check         unit tests + the guest suites on Debian's 6.1 under QEMU"
+	@echo "make check KERNELS='6.1 6.12'   the guest suites on chosen kernels"
+	@echo "make check-matrix  the guest suites on every kernel of scripts/kernels.conf"
+	@echo "make demo          a server naming which cgroup ('container') each client is in"
+	@echo "make install       library, CLI, headers, man pages (PREFIX, DESTDIR)"
+
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+userlib:
+	$(MAKE) -C userlib all O=$(B)/userlib
+
+deps:
+	@scripts/deps.sh
+
+# Static guest programs: the module suite and the library's suite.
+$(B)/guest/module_suite: tests/guest/module_suite.c tests/guest/guest.h include/uapi/linux/peercgroup.h
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+guest-bins: $(B)/guest/module_suite
+	$(MAKE) -C userlib guest-tests static-cli O=$(B)/userlib
+	cp $(B)/userlib/guest/lib_suite $(B)/userlib/static/peercgroup $(B)/guest/
+
+unit:
+	$(MAKE) -C userlib check O=$(B)/userlib
+
+check: deps
+	$(MAKE) unit
+	$(MAKE) guest-bins
+	scripts/check.sh --suites $(SUITES) $(if $(ONLY),--only $(ONLY)) $(KERNELS)
+
+check-matrix: deps
+	$(MAKE) check KERNELS="$(MATRIX)"
+
+demo: deps guest-bins
+	scripts/demo.sh
+
+install:
+	$(MAKE) -C userlib install O=$(B)/userlib
+
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf build
