@@ -62,3 +62,7 @@ install:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf build
+
+# Feature fragments (install, benchmarks, reliability, style) add their
+# own targets here.
+-include $(sort $(wildcard mk/*.mk))
