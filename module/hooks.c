@@ -108,6 +108,15 @@ static struct pcg_hook pcg_hooks[] = {
 	PCG_HOOK("security_unix_stream_connect", pcg_on_stream_connect),
 };
 
+/*
+ * Drop the ops' filter.  ftrace_set_filter() with reset is exported on
+ * every kernel we build for; ftrace_free_filter() is not (5.10).
+ */
+static void pcg_hook_clear_filter(struct pcg_hook *hook)
+{
+	ftrace_set_filter(&hook->ops, NULL, 0, 1);
+}
+
 static int pcg_hook_register(struct pcg_hook *hook)
 {
 	char symbol[64];
@@ -124,7 +133,7 @@ static int pcg_hook_register(struct pcg_hook *hook)
 	err = register_ftrace_function(&hook->ops);
 	if (err) {
 		pr_err("cannot hook %s (%d)\n", hook->symbol, err);
-		ftrace_free_filter(&hook->ops);
+		pcg_hook_clear_filter(hook);
 	}
 	return err;
 }
@@ -133,7 +142,7 @@ static void pcg_hook_unregister(struct pcg_hook *hook)
 {
 	/* Returns once no callback of this ops is still running. */
 	unregister_ftrace_function(&hook->ops);
-	ftrace_free_filter(&hook->ops);
+	pcg_hook_clear_filter(hook);
 }
 
 int pcg_hooks_register(void)
