@@ -27,6 +27,9 @@ usage: $PROG list                  names of the kernels in scripts/kernels.conf
        $PROG kdir NAME             the kernel build directory (make -C KDIR M=SRC)
        $PROG build NAME SRC OUT    build SRC (top-level Kbuild) against NAME, copy peercgroup.ko to OUT/
        $PROG modver NAME           the kernel's release string (uname -r), for /lib/modules/VER
+       $PROG debug NAME            build a debug kernel (KASAN, kmemleak, lockdep, UBSAN) from
+                                   Debian's linux-source of NAME into build/cache/debug/NAME
+       $PROG debug-build NAME SRC OUT   build SRC against that debug kernel, copy peercgroup.ko to OUT/
 EOF
 	exit "${1:-2}"
 }
@@ -387,6 +390,103 @@ build() {
 	echo "$K_NAME: $out/peercgroup.ko"
 }
 
+# --- debug kernel --------------------------------------------------------------------
+
+DEBUG_FRAGMENT=$TOP/scripts/debug-kernel.config
+
+# debug NAME: Debian's own linux-source-X.Y of NAME's version, "make tinyconfig" plus
+# scripts/debug-kernel.config, "make bzImage modules" (no modules: that writes
+# Module.symvers).  Once: cached under build/cache/debug/NAME with vmlinuz, release,
+# build-seconds and the tree the module builds against.
+debug() {
+	conf "$1"
+	local dir=$CACHE/debug/$K_NAME mm pkg lk stamp
+	mm=$(cut -d. -f1,2 <<<"$K_VER")
+	pkg=linux-source-$mm
+	stamp="$pkg $K_VER $(sha256sum "$DEBUG_FRAGMENT" | cut -c1-16) $(gcc -dumpfullversion)"
+	mkdir -p "$CACHE"
+	exec {lk}>"$CACHE/.lock-debug-$K_NAME"
+	flock "$lk"
+	if [[ -f $dir/.built && $(cat "$dir/.built") == "$stamp" ]]; then
+		echo "$K_NAME debug kernel: cached ($(cat "$dir/release"), built in $(cat "$dir/build-seconds")s)"
+		exec {lk}>&-
+		return 0
+	fi
+	local -a need=(make gcc flex bison bc libelf-dev libssl-dev xz-utils cpio) missing=()
+	local p
+	for p in "${need[@]}"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q ' installed$' || missing+=("$p")
+	done
+	if ((${#missing[@]})); then
+		note "debug kernel: installing build dependencies on this machine: ${missing[*]}"
+		DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends "${missing[@]}" >&2 ||
+			die "debug kernel: cannot install ${missing[*]}"
+	fi
+	rm -rf "$dir" "$dir.tmp"
+	mkdir -p "$dir.tmp/deb"
+	(
+		exec 9>"$CACHE/.lock-apt"
+		flock 9
+		apt_setup
+		[[ -f $APTDIR/updated ]] || apt_update
+		has "$pkg" "$K_VER" || apt_update
+		has "$pkg" "$K_VER" || die "$K_NAME: $pkg version $K_VER is not in the archive ($K_SUITE)"
+		note "$K_NAME: downloading $pkg=$K_VER"
+		cd "$dir.tmp/deb" && apt-get -q "${APT_OPTS[@]}" download "$pkg=$K_VER" >&2
+	) || die "$K_NAME: download of $pkg=$K_VER failed"
+	dpkg -x "$dir.tmp/deb"/"$pkg"_*.deb "$dir.tmp/deb/x"
+	note "$K_NAME: unpacking $pkg"
+	tar -C "$dir.tmp" -xaf "$dir.tmp/deb/x/usr/src/$pkg.tar.xz"
+	rm -rf "$dir.tmp/deb"
+	mv "$dir.tmp/$pkg" "$dir.tmp/tree"
+	local tree=$dir.tmp/tree log=$dir.tmp/build.log start secs
+	local -a mk=(make -C "$tree" ARCH=x86_64 LOCALVERSION=-pcgdebug)
+	{
+		"${mk[@]}" tinyconfig &&
+			(cd "$tree" && scripts/kconfig/merge_config.sh -m .config "$DEBUG_FRAGMENT") &&
+			"${mk[@]}" olddefconfig
+	} >"$log" 2>&1 || { tail -30 "$log" >&2; die "$K_NAME debug kernel: configuration failed"; }
+	# every "=y" of the fragment must have survived olddefconfig (a missing dependency drops it)
+	local line bad=()
+	while read -r line; do
+		grep -qx "$line" "$tree/.config" || bad+=("$line")
+	done < <(grep -E '^CONFIG_[A-Z0-9_]+=y$' "$DEBUG_FRAGMENT")
+	((${#bad[@]} == 0)) || die "$K_NAME debug kernel: not in the final .config: ${bad[*]}"
+	note "$K_NAME debug kernel: make -j$(nproc) bzImage modules (log: $log)"
+	start=$(date +%s)
+	"${mk[@]}" -j"$(nproc)" bzImage modules >>"$log" 2>&1 ||
+		{ tail -30 "$log" >&2; die "$K_NAME debug kernel: build failed; log in $log"; }
+	secs=$(($(date +%s) - start))
+	"${mk[@]}" -s kernelrelease >"$dir.tmp/release"
+	echo "$secs" >"$dir.tmp/build-seconds"
+	ln -s tree/arch/x86/boot/bzImage "$dir.tmp/vmlinuz"
+	echo "$stamp" >"$dir.tmp/.built"
+	mv "$dir.tmp" "$dir"
+	# the tree's absolute paths (M= builds) are recorded at build time: keep them valid
+	echo "$K_NAME debug kernel: built $(cat "$dir/release") in ${secs}s"
+	exec {lk}>&-
+}
+
+debug_build() {
+	conf "$1"
+	local src=$2 out=$3 dir=$CACHE/debug/$K_NAME base rc=0
+	[[ -f $dir/.built ]] || die "$K_NAME: no debug kernel (run: $PROG debug $K_NAME)"
+	src=$(cd "$src" && pwd)
+	mkdir -p "$SCRATCH" "$out"
+	base=$(mktemp -d "$SCRATCH/debug-$K_NAME.XXXXXX")
+	# shellcheck disable=SC2064 # expand now: $base is local
+	trap "rm -rf '$base'" EXIT
+	tar -C "$src" --exclude=./build --exclude=./.git -cf - . | tar -C "$base" -xf -
+	make -C "$dir/tree" ARCH=x86_64 M="$base" KCFLAGS=-Werror -j"$(nproc)" modules \
+		>"$out/build.log" 2>&1 || rc=$?
+	((rc == 0)) || { cat "$out/build.log" >&2; die "$K_NAME debug: module build failed"; }
+	if grep -n 'warning:' "$out/build.log" >&2; then
+		die "$K_NAME debug: the build printed warnings (treated as errors)"
+	fi
+	cp "$base/peercgroup.ko" "$out/"
+	echo "$K_NAME debug: $out/peercgroup.ko"
+}
+
 # --- main ----------------------------------------------------------------------------
 
 (($#)) || usage
@@ -399,6 +499,8 @@ root) (($# == 1)) || usage; root "$1" ;;
 kdir) (($# == 1)) || usage; kdir "$1" ;;
 modver) (($# == 1)) || usage; modver "$1" ;;
 build) (($# == 3)) || usage; build "$@" ;;
+debug) (($# == 1)) || usage; debug "$1" ;;
+debug-build) (($# == 3)) || usage; debug_build "$@" ;;
 -h | --help | help) usage 0 ;;
 *) usage ;;
 esac

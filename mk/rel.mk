@@ -1,0 +1,58 @@
+# Reliability: the storm, the ioctl fuzzer, the security checks, and a debug
+# kernel (KASAN, kmemleak, lockdep, UBSAN) built from Debian's linux-source.
+#
+#   make check-stress   storm (large) + 1M-iteration ioctl fuzz on 6.1, and the
+#                       classifier's libFuzzer target
+#   make check-debug    the guest suites + the storm on the debug kernel, then a
+#                       kmemleak scan
+#
+# Sizes (kernel command line words, read by the suites themselves):
+#   pcg.storm_rounds=N  connections per storm worker (6 workers, 100 reloads)
+#   pcg.fuzz_iters=N    ioctl fuzz iterations; pcg.fuzz_seed=S reruns a seed
+
+STRESS_KERNEL ?= 6.1
+STRESS_ROUNDS ?= 3000
+STRESS_FUZZ_ITERS ?= 1000000
+STRESS_FUZZ_RUNS ?= 2000000
+DEBUG_KERNEL ?= 6.1
+DEBUG_SUITES ?= module_suite,lib_suite,stress_suite,kmemleak_suite
+DEBUG_ROUNDS ?= 300
+DEBUG_FUZZ_ITERS ?= 20000
+
+REL_GUEST := stress_suite fuzz_suite kmemleak_suite
+
+$(addprefix $(B)/guest/,$(REL_GUEST)): $(B)/guest/%: tests/guest/%.c tests/guest/guest.h \
+		include/uapi/linux/peercgroup.h
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+guest-bins: $(addprefix $(B)/guest/,$(REL_GUEST))
+
+.PHONY: check-stress check-debug
+
+check-stress: deps
+	$(MAKE) guest-bins
+	scripts/kernel.sh fetch $(STRESS_KERNEL)
+	scripts/kernel.sh build $(STRESS_KERNEL) . $(B)/kernels/$(STRESS_KERNEL)
+	scripts/run-guest.sh --name stress-$(STRESS_KERNEL) \
+		--kernel $(B)/cache/kernels/$(STRESS_KERNEL)/vmlinuz \
+		--kver $$(scripts/kernel.sh modver $(STRESS_KERNEL)) \
+		--ko $(B)/kernels/$(STRESS_KERNEL)/peercgroup.ko --bins $(B)/guest \
+		--out $(B)/run/stress-$(STRESS_KERNEL) --suites stress_suite,fuzz_suite \
+		--timeout 3000 --append "pcg.suite_timeout=2400 pcg.storm_rounds=$(STRESS_ROUNDS) pcg.fuzz_iters=$(STRESS_FUZZ_ITERS)"
+	@grep -a '^# \(storm\|fuzz\)' $(B)/run/stress-$(STRESS_KERNEL)/console.log | tr -d '\r' || true
+	$(MAKE) -C userlib fuzz O=$(B)/userlib FUZZ_RUNS=$(STRESS_FUZZ_RUNS)
+
+check-debug: deps
+	$(MAKE) guest-bins
+	scripts/kernel.sh debug $(DEBUG_KERNEL)
+	scripts/kernel.sh debug-build $(DEBUG_KERNEL) . $(B)/kernels/debug-$(DEBUG_KERNEL)
+	scripts/run-guest.sh --name debug-$(DEBUG_KERNEL) \
+		--kernel $(B)/cache/debug/$(DEBUG_KERNEL)/vmlinuz \
+		--kver $$(cat $(B)/cache/debug/$(DEBUG_KERNEL)/release) \
+		--ko $(B)/kernels/debug-$(DEBUG_KERNEL)/peercgroup.ko --bins $(B)/guest \
+		--out $(B)/run/debug-$(DEBUG_KERNEL) --suites $(DEBUG_SUITES) \
+		--timeout 3000 --mem 2048 \
+		--append "kmemleak=on pcg.suite_timeout=2400 pcg.storm_rounds=$(DEBUG_ROUNDS) pcg.fuzz_iters=$(DEBUG_FUZZ_ITERS)"
+	@grep -a '^# \(storm\|fuzz\|kmemleak\)' $(B)/run/debug-$(DEBUG_KERNEL)/console.log | tr -d '\r' || true
+	@echo "debug kernel: $$(cat $(B)/cache/debug/$(DEBUG_KERNEL)/release), built in $$(cat $(B)/cache/debug/$(DEBUG_KERNEL)/build-seconds)s"
