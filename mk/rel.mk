@@ -1,25 +1,27 @@
 # Reliability: the storm, the ioctl fuzzer, the security checks, and a debug
 # kernel (KASAN, kmemleak, lockdep, UBSAN) built from Debian's linux-source.
 #
-#   make check-stress   storm (large) + 1M-iteration ioctl fuzz on 6.1, and the
-#                       classifier's libFuzzer target
-#   make check-debug    the guest suites + the storm on the debug kernel, then a
+#   make check-stress   the storm (100 reloads) + 5M-iteration ioctl fuzz on 6.1,
+#                       and the classifier's libFuzzer target
+#   make check-debug    every guest suite + the storm on the debug kernel, then a
 #                       kmemleak scan
 #
 # Sizes (kernel command line words, read by the suites themselves):
-#   pcg.storm_rounds=N  connections per storm worker (6 workers, 100 reloads)
-#   pcg.fuzz_iters=N    ioctl fuzz iterations; pcg.fuzz_seed=S reruns a seed
+#   pcg.storm_rounds=N  rounds per storm worker, at least (default 300)
+#   pcg.storm_cycles=N  module unload/load cycles during the storm (default 100)
+#   pcg.fuzz_iters=N    ioctl fuzz iterations (default 200000, ~2 s under TCG);
+#                       pcg.fuzz_seed=S reruns a seed (printed by the suite)
 
 STRESS_KERNEL ?= 6.1
-STRESS_ROUNDS ?= 3000
-STRESS_FUZZ_ITERS ?= 1000000
+STRESS_ROUNDS ?= 1000
+STRESS_FUZZ_ITERS ?= 5000000
 STRESS_FUZZ_RUNS ?= 2000000
 DEBUG_KERNEL ?= 6.1
-DEBUG_SUITES ?= module_suite,lib_suite,stress_suite,kmemleak_suite
+DEBUG_SUITES ?= module_suite,lib_suite,security_suite,stress_suite,fuzz_suite,kmemleak_suite
 DEBUG_ROUNDS ?= 300
-DEBUG_FUZZ_ITERS ?= 20000
+DEBUG_FUZZ_ITERS ?= 200000
 
-REL_GUEST := stress_suite fuzz_suite kmemleak_suite
+REL_GUEST := stress_suite security_suite fuzz_suite kmemleak_suite
 
 $(addprefix $(B)/guest/,$(REL_GUEST)): $(B)/guest/%: tests/guest/%.c tests/guest/guest.h \
 		include/uapi/linux/peercgroup.h
@@ -38,8 +40,8 @@ check-stress: deps
 		--kernel $(B)/cache/kernels/$(STRESS_KERNEL)/vmlinuz \
 		--kver $$(scripts/kernel.sh modver $(STRESS_KERNEL)) \
 		--ko $(B)/kernels/$(STRESS_KERNEL)/peercgroup.ko --bins $(B)/guest \
-		--out $(B)/run/stress-$(STRESS_KERNEL) --suites stress_suite,fuzz_suite \
-		--timeout 3000 --append "pcg.suite_timeout=2400 pcg.storm_rounds=$(STRESS_ROUNDS) pcg.fuzz_iters=$(STRESS_FUZZ_ITERS)"
+		--out $(B)/run/stress-$(STRESS_KERNEL) --suites security_suite,stress_suite,fuzz_suite \
+		--timeout 1800 --append "pcg.suite_timeout=1500 pcg.storm_rounds=$(STRESS_ROUNDS) pcg.fuzz_iters=$(STRESS_FUZZ_ITERS)"
 	@grep -a '^# \(storm\|fuzz\)' $(B)/run/stress-$(STRESS_KERNEL)/console.log | tr -d '\r' || true
 	$(MAKE) -C userlib fuzz O=$(B)/userlib FUZZ_RUNS=$(STRESS_FUZZ_RUNS)
 
@@ -52,7 +54,7 @@ check-debug: deps
 		--kver $$(cat $(B)/cache/debug/$(DEBUG_KERNEL)/release) \
 		--ko $(B)/kernels/debug-$(DEBUG_KERNEL)/peercgroup.ko --bins $(B)/guest \
 		--out $(B)/run/debug-$(DEBUG_KERNEL) --suites $(DEBUG_SUITES) \
-		--timeout 3000 --mem 2048 \
-		--append "kmemleak=on pcg.suite_timeout=2400 pcg.storm_rounds=$(DEBUG_ROUNDS) pcg.fuzz_iters=$(DEBUG_FUZZ_ITERS)"
+		--timeout 2400 --mem 2048 \
+		--append "kmemleak=on pcg.suite_timeout=1500 pcg.storm_rounds=$(DEBUG_ROUNDS) pcg.fuzz_iters=$(DEBUG_FUZZ_ITERS)"
 	@grep -a '^# \(storm\|fuzz\|kmemleak\)' $(B)/run/debug-$(DEBUG_KERNEL)/console.log | tr -d '\r' || true
 	@echo "debug kernel: $$(cat $(B)/cache/debug/$(DEBUG_KERNEL)/release), built in $$(cat $(B)/cache/debug/$(DEBUG_KERNEL)/build-seconds)s"

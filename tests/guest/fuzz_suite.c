@@ -185,7 +185,7 @@ static const int allowed[] = {
 
 static void t_fuzz_ioctl(void)
 {
-	long long iters = cmdline_ll("pcg.fuzz_iters", "PCG_FUZZ_ITERS", 20000);
+	long long iters = cmdline_ll("pcg.fuzz_iters", "PCG_FUZZ_ITERS", 200000);
 	uint64_t seed = cmdline_ll("pcg.fuzz_seed", "PCG_FUZZ_SEED", 0x5eed0001);
 	uint64_t s = seed ? seed : 1;
 	long long count[sizeof(allowed) / sizeof(allowed[0])] = { 0 };
