@@ -36,21 +36,14 @@ plot() {
 	command -v gnuplot >/dev/null || { echo "bench.sh: no gnuplot, no chart" >&2; return 0; }
 	dat=$(mktemp -d)
 	# overhead per condition: median min max
-	awk -F, '$2=="connect" && $3=="overhead_pct" { v[$4]=v[$4] " " $6 }
-		$2=="connect_live" && $3=="cycles_per_s_on" { on[$4]=on[$4] " " $6 }
-		$2=="connect_live" && $3=="cycles_per_s_off" { off[$4]=off[$4] " " $6 }
+	awk -F, '($2=="connect" || $2=="connect_live") && $3=="overhead_pct" { v[$4]=v[$4] " " $6 }
 		function sortn(s, a,   n, i, j, t) { n = split(s, a, " ");
 			for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
 			return n }
 		function med(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
 		END {
 			for (k in v) { n = sortn(v[k], a); printf "\"%s\" %g %g %g\n", k, med(a, n), a[1], a[n] }
-			for (k in on) { n = sortn(on[k], a); m = sortn(off[k], b)
-				# every on sample against every off sample
-				c = 0; for (i = 1; i <= n; i++) for (j = 1; j <= m; j++) x[++c] = (b[j] / a[i] - 1) * 100
-				s = ""; for (i = 1; i <= c; i++) s = s " " x[i]; c = sortn(s, y)
-				printf "\"%s\" %g %g %g\n", k, med(y, c), y[1], y[c] }
-		}' "$csv" | sort >"$dat/overhead"
+		}' "$csv" | sort -V >"$dat/overhead"
 	awk -F, '$2=="query" && $4=="ns_per_call" { v[$3]=v[$3] " " $6; if (!($3 in o)) o[$3] = ++n_o }
 		function sortn(s, a,   n, i, j, t) { n = split(s, a, " ");
 			for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }

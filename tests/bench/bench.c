@@ -321,8 +321,7 @@ static int connect_pair(int lfd, const struct sockaddr_un *sa, socklen_t len,
 	return 0;
 }
 
-#define BATCH		16	/* cycles timed together */
-#define MAX_BATCHES	8192
+#define BATCH		16	/* cycles between two looks at the clock */
 
 struct cycler {
 	pthread_t th;
@@ -331,11 +330,10 @@ struct cycler {
 	double secs;
 	long cycles;
 	int err;
-	int nb;
-	float bt[MAX_BATCHES];	/* seconds per batch */
 };
 
 static pthread_barrier_t start_line;
+static long last_cycles;
 
 /* connect + accept + close, as many as fit in c->secs. */
 static void *cycle_loop(void *arg)
@@ -343,15 +341,13 @@ static void *cycle_loop(void *arg)
 	struct cycler *c = arg;
 	struct sockaddr_un sa;
 	socklen_t len = addr_of(&sa, c->id);
-	double end, t, t0;
+	double end;
 	long n = 0;
 	int cf, af;
 
 	if (c->th)
 		pthread_barrier_wait(&start_line);
-	t0 = now_s();
-	end = t0 + c->secs;
-	c->nb = 0;
+	end = now_s() + c->secs;
 	do {
 		for (int i = 0; i < BATCH; i++) {
 			if (connect_pair(c->lfd, &sa, len, &cf, &af)) {
@@ -362,53 +358,10 @@ static void *cycle_loop(void *arg)
 			close(af);
 		}
 		n += BATCH;
-		t = now_s();
-		if (c->nb < MAX_BATCHES)
-			c->bt[c->nb++] = t - t0;
-		t0 = t;
-	} while (t < end);
+	} while (now_s() < end);
 	c->cycles = n;
 	return NULL;
 }
-
-static int cmp_float(const void *a, const void *b)
-{
-	float x = *(const float *)a, y = *(const float *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Cycles per second of one thread without the batches the host stole
- * time from: other guests and jobs on the host deschedule QEMU's vCPU
- * threads for milliseconds, which is noise many times the module's cost.
- * A batch taking over twice the median is dropped; slower-but-real work
- * such as RCU callbacks freeing entries costs far less than that, so it
- * stays counted.
- */
-static double filtered_rate(struct cycler *c, long *dropped)
-{
-	static float s[MAX_BATCHES];
-	double sum = 0, med;
-	long kept = 0;
-
-	if (c->nb == 0)
-		return 0;
-	memcpy(s, c->bt, c->nb * sizeof(*s));
-	qsort(s, c->nb, sizeof(*s), cmp_float);
-	med = s[c->nb / 2];
-	for (int i = 0; i < c->nb; i++) {
-		if (c->bt[i] <= 2 * med) {
-			sum += c->bt[i];
-			kept++;
-		}
-	}
-	*dropped += c->nb - kept;
-	return kept * BATCH / sum;
-}
-
-static double last_raw_rate, last_dropped_pct;
-static long last_cycles;
 
 /* Cycles per second with @threads threads (1: in this thread). */
 static double cycle_rate(int threads, double secs)
@@ -416,8 +369,8 @@ static double cycle_rate(int threads, double secs)
 	static struct cycler cs[MAX_THREADS];
 	static int lfds[MAX_THREADS];
 	static bool have_lfds;
-	double t0, t1, filt = 0;
-	long total = 0, dropped = 0, batches = 0;
+	double t0, t1;
+	long total = 0;
 
 	/* Listeners are made once; set_module() re-listens them on load. */
 	if (!have_lfds) {
@@ -452,13 +405,9 @@ static double cycle_rate(int threads, double secs)
 			die("connect cycle");
 		}
 		total += cs[i].cycles;
-		filt += filtered_rate(&cs[i], &dropped);
-		batches += cs[i].nb;
 	}
-	last_raw_rate = total / (t1 - t0);
 	last_cycles = total;
-	last_dropped_pct = batches ? 100.0 * dropped / batches : 0;
-	return filt;
+	return total / (t1 - t0);
 }
 
 /* ---- a set of live connections ---- */
@@ -558,13 +507,6 @@ static void add(struct series *s, double v)
 		s->v[s->n++] = v;
 }
 
-/* The unfiltered rate of the last sample, and how much was dropped. */
-static void raw_csv(const char *section, const char *cond, int round)
-{
-	csv(section, "cycles_per_s_raw", cond, round, last_raw_rate, "1/s");
-	csv(section, "dropped_batches_pct", cond, round, last_dropped_pct, "%");
-}
-
 /* Overhead of each "on" round against the mean of its neighbouring "off"
  * rounds (off0 on0 off1 on1 ... offN): linear drift cancels. */
 static int overheads(const struct series *off, const struct series *on,
@@ -601,7 +543,7 @@ static void print_pct_row(const char *what, const double *v, int n)
 
 static void bench_connect(void)
 {
-	int rounds = quick ? 2 : 8;
+	int rounds = quick ? 2 : 10;
 	double secs = quick ? 0.3 : 0.5;
 	int threads = ncpus > MAX_THREADS ? MAX_THREADS : ncpus;
 	struct series off1 = { 0 }, on1 = { 0 }, offn = { 0 }, onn = { 0 };
@@ -610,30 +552,25 @@ static void bench_connect(void)
 	int n;
 
 	note("%s", "");
-	note("connect cost: connect+accept+close cycles/s, %.1f s per sample, "
-	     "module unloaded and loaded in turn (off on off on ... off); "
-	     "batches of %d cycles the host stalled (> 2x median) left out",
-	     secs, BATCH);
+	note("connect cost: connect+accept+close cycles/s (wall clock), %.1f s "
+	     "per sample, module unloaded and loaded in turn (off on off on ... "
+	     "off)", secs);
 	/* warm up */
 	set_module(false);
 	cycle_rate(1, secs / 2);
 	for (int r = 0; r <= rounds; r++) {
 		set_module(false);
 		add(&off1, cycle_rate(1, secs));
-		raw_csv("connect", "off_1thr", r);
 		add(&offn, cycle_rate(threads, secs));
 		snprintf(cond, sizeof(cond), "off_%dthr", threads);
-		raw_csv("connect", cond, r);
 		csv("connect", "cycles_per_s", "off_1thr", r, off1.v[r], "1/s");
 		csv("connect", "cycles_per_s", cond, r, offn.v[r], "1/s");
 		if (r == rounds)
 			break;
 		set_module(true);
 		add(&on1, cycle_rate(1, secs));
-		raw_csv("connect", "on_1thr", r);
 		add(&onn, cycle_rate(threads, secs));
 		snprintf(cond, sizeof(cond), "on_%dthr", threads);
-		raw_csv("connect", cond, r);
 		csv("connect", "cycles_per_s", "on_1thr", r, on1.v[r], "1/s");
 		csv("connect", "cycles_per_s", cond, r, onn.v[r], "1/s");
 	}
@@ -659,7 +596,7 @@ static void bench_connect(void)
 	snprintf(cond, sizeof(cond), "overhead per cycle, %d threads", threads);
 	print_pct_row(cond, ov, n);
 	/* Host contention only ever slows a sample down: the best samples
-	 * of each side are the least disturbed. */
+	 * of each side are the least disturbed (but the fewest). */
 	note("overhead, best sample against best sample: 1 thread %+.1f%%, "
 	     "%d threads %+.1f%%", (stats(off1.v, off1.n).max /
 	     stats(on1.v, on1.n).max - 1) * 100, threads,
@@ -671,49 +608,57 @@ static void bench_connect(void)
 	    (stats(offn.v, offn.n).max / stats(onn.v, onn.n).max - 1) * 100, "%");
 }
 
-/* Connect cost with @count connections already live (1 thread). */
+/*
+ * Connect cost with @count connections already live (1 thread).  The
+ * table only holds connections made while the module is loaded, so each
+ * block makes them anew: load, make @count, measure, unload, measure with
+ * the same sockets open, close them.
+ */
 static void bench_connect_live(long count)
 {
-	int rounds = quick ? 2 : 5;
+	int blocks = quick ? 1 : 3, per = 2;
 	double secs = quick ? 0.3 : 0.5;
 	struct series off = { 0 }, on = { 0 };
-	struct live l = { 0 };
-	double ov[MAX_ROUNDS * MAX_ROUNDS];
+	double ov[MAX_ROUNDS];
 	char what[96], cond[64];
-	double t0;
+	long made = count;
 	int n = 0;
 
+	for (int b = 0; b < blocks; b++) {
+		struct live l = { 0 };
+		double t0 = now_s();
+
+		set_module(true);
+		live_grow(&l, count);
+		if (l.n < count)
+			note("only %ld of %ld connections: %s", l.n, count,
+			     strerror(errno));
+		if (b == 0)
+			note("%ld live connections made in %.1f s (%ld entries "
+			     "in the table)", l.n, now_s() - t0, counter("live"));
+		made = l.n;
+		for (int r = 0; r < per; r++)
+			add(&on, cycle_rate(1, secs));
+		set_module(false);
+		for (int r = 0; r < per; r++)
+			add(&off, cycle_rate(1, secs));
+		live_close(&l);
+		live_free(&l);
+	}
 	set_module(true);
-	t0 = now_s();
-	live_grow(&l, count);
-	if (l.n < count)
-		note("only %ld of %ld connections: %s", l.n, count, strerror(errno));
-	note("%ld live connections made in %.1f s (module loaded: %ld entries)",
-	     l.n, now_s() - t0, counter("live"));
-	for (int r = 0; r < rounds; r++)
-		add(&on, cycle_rate(1, secs));
-	set_module(false);
-	for (int r = 0; r < rounds; r++)
-		add(&off, cycle_rate(1, secs));
-	snprintf(cond, sizeof(cond), "live%ld", l.n);
-	for (int i = 0; i < on.n; i++) {
+	snprintf(cond, sizeof(cond), "live%ld", made);
+	for (int i = 0; i < on.n && i < off.n; i++) {
 		csv("connect_live", "cycles_per_s_on", cond, i, on.v[i], "1/s");
 		csv("connect_live", "cycles_per_s_off", cond, i, off.v[i], "1/s");
+		ov[n++] = (off.v[i] / on.v[i] - 1) * 100;
+		csv("connect_live", "overhead_pct", cond, i, ov[i], "%");
 	}
-	/* every on sample against every off sample */
-	for (int i = 0; i < on.n; i++)
-		for (int j = 0; j < off.n; j++)
-			ov[n++] = (off.v[j] / on.v[i] - 1) * 100;
-	snprintf(what, sizeof(what), "1 thread, %ld live, module not loaded", l.n);
+	snprintf(what, sizeof(what), "1 thread, %ld live, module not loaded", made);
 	print_rate_row(what, &off);
-	snprintf(what, sizeof(what), "1 thread, %ld live, module loaded", l.n);
+	snprintf(what, sizeof(what), "1 thread, %ld live, module loaded", made);
 	print_rate_row(what, &on);
-	snprintf(what, sizeof(what), "overhead per cycle, %ld live", l.n);
+	snprintf(what, sizeof(what), "overhead per cycle, %ld live", made);
 	print_pct_row(what, ov, n);
-	csv("connect_live", "overhead_pct", cond, 0, stats(ov, n).med, "%");
-	live_close(&l);
-	live_free(&l);
-	set_module(true);
 }
 
 /* ---- query cost ---- */
@@ -750,6 +695,13 @@ static int read_proc_cgroup(pid_t pid, char *out, size_t size)
 		}
 	}
 	return -1;
+}
+
+/* One bare syscall, for scale. */
+static int m_getpid(int fd)
+{
+	(void)fd;
+	return syscall(SYS_getpid) > 0 ? 0 : -1;
 }
 
 static int m_peercred(int fd)
@@ -850,6 +802,7 @@ struct method {
 static struct method methods[] = {
 #define METHOD(n, l, f) { .name = (n), .label = (l), .fn = (f) }
 	METHOD("so_peercred", "getsockopt(SO_PEERCRED) (floor)", m_peercred),
+	METHOD("getpid", "getpid() (a bare syscall, for scale)", m_getpid),
 	METHOD("peercred_proc", "SO_PEERCRED + /proc/PID/cgroup", m_peercred_proc),
 	METHOD("pidfd_proc", "SO_PEERPIDFD + /proc/PID/cgroup + pidfd check",
 	       m_pidfd_proc),
@@ -861,6 +814,14 @@ static struct method methods[] = {
 #undef METHOD
 };
 #define NMETHODS (sizeof(methods) / sizeof(methods[0]))
+
+static struct method *method(const char *name)
+{
+	for (size_t i = 0; i < NMETHODS; i++)
+		if (!strcmp(methods[i].name, name))
+			return &methods[i];
+	abort();
+}
 
 static double time_calls(struct method *m, int fd, long iters)
 {
@@ -968,9 +929,12 @@ static void bench_query(void)
 	}
 	(void)floor_med;
 	{
-		struct stat3 p = stats(methods[1].ns.v, methods[1].ns.n);
-		struct stat3 a = stats(methods[5].ns.v, methods[5].ns.n);
-		struct stat3 b = stats(methods[4].ns.v, methods[4].ns.n);
+		struct stat3 p = stats(method("peercred_proc")->ns.v,
+				       method("peercred_proc")->ns.n);
+		struct stat3 a = stats(method("lib_get")->ns.v,
+				       method("lib_get")->ns.n);
+		struct stat3 b = stats(method("lib_get_id")->ns.v,
+				       method("lib_get_id")->ns.n);
 
 		note("/proc route (SO_PEERCRED + /proc) / peercgroup_get(): %.1fx; "
 		     "/ peercgroup_get_id(): %.1fx", p.med / a.med, p.med / b.med);
@@ -1098,8 +1062,9 @@ static void bench_memory(void)
 		entries = counter("live") - base_live;
 		freed_kb = base_free - meminfo_kb("MemFree");
 		slab_bytes = (s.slabs - base.slabs) * s.pages_per_slab * 4096;
-		/* slabinfo when the cache is its own, else sysfs geometry */
-		if (s.found && !merged)
+		/* slabinfo when the cache is its own and the change is large
+		 * enough to swamp partly filled slabs, else sysfs geometry */
+		if (s.found && !merged && s.slabs - base.slabs >= 100)
 			per_ent = (double)slab_bytes / (s.active - base.active);
 		else
 			per_ent = per_obj;
@@ -1208,6 +1173,14 @@ static int cmp_prof(const void *a, const void *b)
  * traced, so a line is either a leaf "N us | f();" or the closing
  * "N us | } /+ f +/" of a traced caller (funcgraph-tail).
  */
+static void trace_clear(void)
+{
+	int fd = open("/sys/kernel/tracing/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+	if (fd >= 0)
+		close(fd);
+}
+
 static void bench_profile(void)
 {
 	static char line[1024];
@@ -1232,17 +1205,16 @@ static void bench_profile(void)
 	for (size_t i = 0; i < sizeof(profile_funcs) / sizeof(profile_funcs[0]); i++)
 		write_file("/sys/kernel/tracing/set_ftrace_filter", profile_funcs[i]);
 	tracefs_write("buffer_size_kb", "32768");
-	tracefs_write("trace", "");
+	trace_clear();
 	tracefs_write("current_tracer", "function_graph");
 	/* tracer options exist once the tracer is current */
 	tracefs_write("options/funcgraph-tail", "1");
 	tracefs_write("options/funcgraph-irqs", "0");
 	cycle_rate(1, 0.1);	/* TCG translates the patched code */
-	tracefs_write("trace", "");
+	trace_clear();
 	rate = cycle_rate(1, secs);
 	tracefs_write("tracing_on", "0");
 	cycles = last_cycles;
-	rate = last_raw_rate;
 	f = fopen("/sys/kernel/tracing/trace", "re");
 	while (f && fgets(line, sizeof(line), f)) {
 		char *bar = strchr(line, '|'), *num, name[64];
@@ -1265,7 +1237,7 @@ static void bench_profile(void)
 		fclose(f);
 	tracefs_write("current_tracer", "nop");
 	tracefs_write("tracing_on", "1");
-	tracefs_write("trace", "");
+	trace_clear();
 	fd = open("/sys/kernel/tracing/set_ftrace_filter", O_WRONLY | O_TRUNC |
 		  O_CLOEXEC);
 	if (fd >= 0)
@@ -1343,8 +1315,9 @@ int main(int argc, char **argv)
 		bench_connect();
 	if (part("live")) {
 		note("%s", "");
-		note("connect cost with live connections (1 thread; on: the table "
-		     "holds them, off: same sockets, module unloaded)");
+		note("connect cost with live connections (1 thread; loaded: the "
+		     "table holds them; not loaded: the same sockets open; blocks "
+		     "of 2+2 samples, connections made anew for each block)");
 		bench_connect_live(quick ? 1000 : 10000);
 		if (!quick)
 			bench_connect_live(100000);
