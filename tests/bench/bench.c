@@ -321,7 +321,8 @@ static int connect_pair(int lfd, const struct sockaddr_un *sa, socklen_t len,
 	return 0;
 }
 
-#define BATCH		16	/* cycles between two looks at the clock */
+#define BATCH		64	/* cycles timed together (a few ms) */
+#define MAX_BATCHES	4096
 
 struct cycler {
 	pthread_t th;
@@ -330,10 +331,13 @@ struct cycler {
 	double secs;
 	long cycles;
 	int err;
+	int nb;
+	float bt[MAX_BATCHES];	/* seconds per batch */
 };
 
 static pthread_barrier_t start_line;
 static long last_cycles;
+static double last_wall_rate;
 
 /* connect + accept + close, as many as fit in c->secs. */
 static void *cycle_loop(void *arg)
@@ -341,13 +345,15 @@ static void *cycle_loop(void *arg)
 	struct cycler *c = arg;
 	struct sockaddr_un sa;
 	socklen_t len = addr_of(&sa, c->id);
-	double end;
+	double end, t, t0;
 	long n = 0;
 	int cf, af;
 
 	if (c->th)
 		pthread_barrier_wait(&start_line);
-	end = now_s() + c->secs;
+	t0 = now_s();
+	end = t0 + c->secs;
+	c->nb = 0;
 	do {
 		for (int i = 0; i < BATCH; i++) {
 			if (connect_pair(c->lfd, &sa, len, &cf, &af)) {
@@ -358,9 +364,40 @@ static void *cycle_loop(void *arg)
 			close(af);
 		}
 		n += BATCH;
-	} while (now_s() < end);
+		t = now_s();
+		if (c->nb < MAX_BATCHES)
+			c->bt[c->nb++] = t - t0;
+		t0 = t;
+	} while (t < end);
 	c->cycles = n;
 	return NULL;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * One thread's cycles per second from the MEDIAN time of its batches.
+ * Other guests and jobs on the host take the vCPU threads away for
+ * milliseconds at a time, slowing some batches many times over; the
+ * median ignores them as long as fewer than half are hit.  A batch lasts
+ * a few ms, so deferred work (RCU callbacks freeing files and entries,
+ * every tick or so) lands in most batches and stays counted.
+ */
+static double median_rate(const struct cycler *c)
+{
+	static float s[MAX_BATCHES];
+
+	if (c->nb == 0)
+		return 0;
+	memcpy(s, c->bt, c->nb * sizeof(*s));
+	qsort(s, c->nb, sizeof(*s), cmp_float);
+	return BATCH / (c->nb % 2 ? s[c->nb / 2] :
+			(s[c->nb / 2 - 1] + s[c->nb / 2]) / 2);
 }
 
 /* Cycles per second with @threads threads (1: in this thread). */
@@ -369,7 +406,7 @@ static double cycle_rate(int threads, double secs)
 	static struct cycler cs[MAX_THREADS];
 	static int lfds[MAX_THREADS];
 	static bool have_lfds;
-	double t0, t1;
+	double t0, t1, rate = 0;
 	long total = 0;
 
 	/* Listeners are made once; set_module() re-listens them on load. */
@@ -405,9 +442,11 @@ static double cycle_rate(int threads, double secs)
 			die("connect cycle");
 		}
 		total += cs[i].cycles;
+		rate += median_rate(&cs[i]);
 	}
 	last_cycles = total;
-	return total / (t1 - t0);
+	last_wall_rate = total / (t1 - t0);
+	return rate;
 }
 
 /* ---- a set of live connections ---- */
@@ -552,16 +591,19 @@ static void bench_connect(void)
 	int n;
 
 	note("%s", "");
-	note("connect cost: connect+accept+close cycles/s (wall clock), %.1f s "
-	     "per sample, module unloaded and loaded in turn (off on off on ... "
-	     "off)", secs);
+	note("connect cost: connect+accept+close cycles/s, %.1f s per sample, "
+	     "from the median time of %d-cycle batches (robust to host "
+	     "stalls); module unloaded and loaded in turn (off on off on ... "
+	     "off)", secs, BATCH);
 	/* warm up */
 	set_module(false);
 	cycle_rate(1, secs / 2);
 	for (int r = 0; r <= rounds; r++) {
 		set_module(false);
 		add(&off1, cycle_rate(1, secs));
+		csv("connect", "cycles_per_s_wall", "off_1thr", r, last_wall_rate, "1/s");
 		add(&offn, cycle_rate(threads, secs));
+		csv("connect", "cycles_per_s_wall", "off_nthr", r, last_wall_rate, "1/s");
 		snprintf(cond, sizeof(cond), "off_%dthr", threads);
 		csv("connect", "cycles_per_s", "off_1thr", r, off1.v[r], "1/s");
 		csv("connect", "cycles_per_s", cond, r, offn.v[r], "1/s");
@@ -569,7 +611,9 @@ static void bench_connect(void)
 			break;
 		set_module(true);
 		add(&on1, cycle_rate(1, secs));
+		csv("connect", "cycles_per_s_wall", "on_1thr", r, last_wall_rate, "1/s");
 		add(&onn, cycle_rate(threads, secs));
+		csv("connect", "cycles_per_s_wall", "on_nthr", r, last_wall_rate, "1/s");
 		snprintf(cond, sizeof(cond), "on_%dthr", threads);
 		csv("connect", "cycles_per_s", "on_1thr", r, on1.v[r], "1/s");
 		csv("connect", "cycles_per_s", cond, r, onn.v[r], "1/s");
@@ -823,14 +867,24 @@ static struct method *method(const char *name)
 	abort();
 }
 
+/*
+ * ns per call: @iters calls in 16 chunks, the median chunk (host stalls
+ * hit a few chunks, not the median).
+ */
 static double time_calls(struct method *m, int fd, long iters)
 {
-	double t0 = now_s();
+	long chunk = iters / 16 > 0 ? iters / 16 : 1;
+	double t[16];
 
-	for (long i = 0; i < iters; i++)
-		if (m->fn(fd))
-			die(m->name);
-	return (now_s() - t0) / iters * 1e9;
+	for (int c = 0; c < 16; c++) {
+		double t0 = now_s();
+
+		for (long i = 0; i < chunk; i++)
+			if (m->fn(fd))
+				die(m->name);
+		t[c] = (now_s() - t0) / chunk * 1e9;
+	}
+	return stats(t, 16).med;
 }
 
 static void bench_query(void)
@@ -861,8 +915,8 @@ static void bench_query(void)
 		die("peercgroup_get");
 	note("%s", "");
 	note("query cost: ns per call on an accepted socket whose peer is in /%s "
-	     "(path \"%s\"), %d rounds, methods interleaved", CG_CLIENT,
-	     info.path, rounds);
+	     "(path \"%s\"), %d rounds, methods interleaved, each sample the "
+	     "median of 16 chunks", CG_CLIENT, info.path, rounds);
 	peercgroup_info_free(&info);
 
 	for (size_t i = 0; i < NMETHODS; i++) {
@@ -1215,6 +1269,7 @@ static void bench_profile(void)
 	rate = cycle_rate(1, secs);
 	tracefs_write("tracing_on", "0");
 	cycles = last_cycles;
+	rate = last_wall_rate;
 	f = fopen("/sys/kernel/tracing/trace", "re");
 	while (f && fgets(line, sizeof(line), f)) {
 		char *bar = strchr(line, '|'), *num, name[64];
