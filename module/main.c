@@ -74,11 +74,34 @@ static struct attribute *pcg_counter_files[] = {
 	NULL,
 };
 
-/* /sys/module/peercgroup/counters/, readable by root only. */
 static const struct attribute_group pcg_counter_group = {
-	.name = "counters",
 	.attrs = pcg_counter_files,
 };
+
+/*
+ * /sys/module/peercgroup/counters/, readable by root only.  A kobject of
+ * its own: the module's kobject speaks module_attribute, not kobj_attribute.
+ */
+static struct kobject *pcg_counter_kobj;
+
+static int pcg_counters_register(void)
+{
+	int err;
+
+	pcg_counter_kobj = kobject_create_and_add("counters", &THIS_MODULE->mkobj.kobj);
+	if (!pcg_counter_kobj)
+		return -ENOMEM;
+	err = sysfs_create_group(pcg_counter_kobj, &pcg_counter_group);
+	if (err)
+		kobject_put(pcg_counter_kobj);
+	return err;
+}
+
+static void pcg_counters_unregister(void)
+{
+	sysfs_remove_group(pcg_counter_kobj, &pcg_counter_group);
+	kobject_put(pcg_counter_kobj);
+}
 
 static int __init pcg_init(void)
 {
@@ -93,7 +116,7 @@ static int __init pcg_init(void)
 	err = pcg_dev_register();
 	if (err)
 		goto err_hooks;
-	err = sysfs_create_group(&THIS_MODULE->mkobj.kobj, &pcg_counter_group);
+	err = pcg_counters_register();
 	if (err)
 		goto err_dev;
 	pr_info("version %s loaded; connections made from now on are answered\n",
@@ -111,7 +134,7 @@ err_tables:
 
 static void __exit pcg_exit(void)
 {
-	sysfs_remove_group(&THIS_MODULE->mkobj.kobj, &pcg_counter_group);
+	pcg_counters_unregister();
 	pcg_dev_unregister();
 	pcg_hooks_unregister();
 	pcg_tables_destroy();
