@@ -174,7 +174,7 @@ else
 fi
 echo "# checked after uninstall: dkms status, /usr/src/$name-*, /var/lib/dkms/$name,"
 echo "#   /lib/modules/$kver/{updates,extra} and modules.{dep,alias,devname,symbols},"
-echo "#   ${sysfiles[*]}, any *$name* under /usr/src /var/lib/dkms /lib/modules/$kver /etc"
+echo "#   ${sysfiles[*]}, any *$name* under /usr/src /var/lib/dkms /lib/modules/$kver /etc /dev"
 check gone-dkms-status "dkms status still lists $name" \
 	[ -z "$(dkms status -m $name 2>&1)" ]
 check gone-usr-src "/usr/src/$name-* remains" \
@@ -187,6 +187,6 @@ done
 for f in "${sysfiles[@]}"; do
 	check "gone:$f" "$f remains" [ ! -e "$f" ]
 done
-left=$(find /usr/src /var/lib/dkms "/lib/modules/$kver" /etc -name "*$name*" 2>/dev/null)
+left=$(find /usr/src /var/lib/dkms "/lib/modules/$kver" /etc /dev -name "*$name*" 2>/dev/null)
 check gone-anything "left behind: $(echo $left)" [ -z "$left" ]
 finish

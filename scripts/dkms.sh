@@ -128,6 +128,11 @@ uninstall)
 		done
 	fi
 	rm -rf "${srcbase:?}/$name"-* /var/lib/dkms/"$name"
+	# The static node made at boot from modules.devname (char 10:250).
+	if [ ! -d /sys/module/$name ] && [ -c /dev/$name ] &&
+		[ "$(stat -c %t:%T /dev/$name)" = a:fa ]; then
+		rm -f /dev/$name
+	fi
 	uninstall_system
 	say "uninstalled"
 	;;
