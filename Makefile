@@ -23,6 +23,9 @@ help:
 	@echo "make check-matrix  the guest suites on every kernel of scripts/kernels.conf"
 	@echo "make demo          a server naming which cgroup ('container') each client is in"
 	@echo "make install       library, CLI, headers, man pages (PREFIX, DESTDIR)"
+	@echo "make dkms-install  the module through DKMS (KVER=...), udev rule, modules-load.d"
+	@echo "make dkms-uninstall  every trace of the DKMS install"
+	@echo "make check-dkms    install with DKMS, boot the installed module, uninstall"
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules

@@ -93,8 +93,15 @@ struct pcg_hook {
 	struct ftrace_ops ops;
 };
 
+/*
+ * PERMANENT: while these hooks are registered, sysctl kernel.ftrace_enabled
+ * cannot be turned off (EBUSY), and they cannot be registered while it is
+ * off.  A destructor hook silenced behind our back would leave records of
+ * dead sockets for new sockets born at the same address: a wrong answer.
+ */
 #define PCG_HOOK(sym, cb) { .symbol = (sym), \
-	.ops = { .func = (cb), .flags = COMPAT_FTRACE_OPS_FLAGS } }
+	.ops = { .func = (cb), \
+		 .flags = COMPAT_FTRACE_OPS_FLAGS | FTRACE_OPS_FL_PERMANENT } }
 
 /*
  * Registered in this order and unregistered in reverse: the destructor
@@ -132,7 +139,8 @@ static int pcg_hook_register(struct pcg_hook *hook)
 	}
 	err = register_ftrace_function(&hook->ops);
 	if (err) {
-		pr_err("cannot hook %s (%d)\n", hook->symbol, err);
+		pr_err("cannot hook %s (%d)%s\n", hook->symbol, err,
+		       err == -EBUSY ? ": is sysctl kernel.ftrace_enabled 0?" : "");
 		pcg_hook_clear_filter(hook);
 	}
 	return err;

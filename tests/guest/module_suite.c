@@ -275,6 +275,57 @@ static void t_pid_reused(void)
 	CHECK_INT(PEERCGROUP_RESULT_PEER_EXITED, q.result_flags);
 }
 
+/*
+ * The pid is given in the caller's pid namespace: 0 for a peer outside
+ * it, the namespace's own number for one inside.
+ */
+static void t_pid_namespace(void)
+{
+	struct client c;
+	struct server s;
+	int fd, status;
+	pid_t child;
+
+	SYS(cg_create("cli_a"));
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
+	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	child = fork();
+	if (child == 0) {
+		pid_t inner;
+		int st;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(10);
+		inner = fork();
+		if (inner == 0) {
+			struct peercgroup_query q;
+			char path[256];
+			int sv[2];
+
+			/* the client is outside this namespace */
+			if (query(fd, &q, path, sizeof(path)) || strcmp(path, "/cli_a"))
+				_exit(11);
+			if (q.pid != 0)
+				_exit(12);
+			/* this process is pid 1 here */
+			if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) ||
+			    query(sv[0], &q, NULL, 0))
+				_exit(13);
+			_exit(q.pid == 1 ? 0 : 14);
+		}
+		if (inner < 0 || waitpid(inner, &st, 0) < 0 || !WIFEXITED(st))
+			_exit(15);
+		_exit(WEXITSTATUS(st));
+	}
+	waitpid(child, &status, 0);
+	close(fd);
+	client_stop(&c);
+	server_stop(&s);
+	CHECK(WIFEXITED(status), "child status %#x", status);
+	CHECK_INT(0, WEXITSTATUS(status));
+}
+
 /* A cgroup removed after connect is still named, and flagged. */
 static void t_cgroup_removed(void)
 {
@@ -665,6 +716,55 @@ static void t_ordering(void)
 	server_stop(&s);
 }
 
+/* Counts kernel log records containing @needle; copies the first. */
+static int kmsg_grep(const char *needle, char *line, size_t size)
+{
+	char buf[1024];
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int hits = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = 0;
+		if (strstr(buf, needle)) {
+			const char *text = strchr(buf, ';') ? strchr(buf, ';') + 1 : buf;
+
+			if (!hits++)
+				snprintf(line, size, "%.*s", (int)size - 1, text);
+		}
+	}
+	close(fd);
+	return hits;
+}
+
+/*
+ * Where the hooks cannot attach, loading fails with one clear message and
+ * a proper errno.  ftrace switched off (sysctl kernel.ftrace_enabled=0) is
+ * such a case; while the module is loaded, it cannot be switched off, or
+ * the destructor hook would go silent and leave stale records.
+ */
+static void t_load_fails_without_ftrace(void)
+{
+	const char *sysctl = "/proc/sys/kernel/ftrace_enabled";
+	char line[512] = "";
+	int err, hits0, hits;
+
+	hits0 = kmsg_grep("peercgroup: cannot hook", line, sizeof(line));
+	SYS(module_unload());
+	SYS(write_file(sysctl, "0"));
+	err = module_load() ? errno : 0;
+	SYS(write_file(sysctl, "1"));
+	hits = kmsg_grep("peercgroup: cannot hook", line, sizeof(line));
+	SYS(module_load());
+	CHECK_INT(EBUSY, err);
+	CHECK_INT(hits0 + 1, hits);
+	CHECK(strstr(line, "unix_sock_destructor"), "message: %s", line);
+	CHECK(write_file(sysctl, "0") != 0, "ftrace_enabled=0 accepted while loaded");
+	CHECK_INT(1, read_long(sysctl));
+}
+
 /* Counters move as documented and show numbers only, to root only. */
 static void t_counters(void)
 {
@@ -877,6 +977,7 @@ int main(int argc, char **argv)
 	RUN(t_peer_moves);
 	RUN(t_peer_exits);
 	RUN(t_pid_reused);
+	RUN(t_pid_namespace);
 	RUN(t_cgroup_removed);
 	RUN(t_cgroup_namespace);
 	RUN(t_errors);
@@ -884,6 +985,7 @@ int main(int argc, char **argv)
 	RUN(t_ordering);
 	RUN(t_counters);
 	RUN(t_non_root_same_answer);
+	RUN(t_load_fails_without_ftrace);
 	RUN(t_connection_before_load);
 	RUN(t_address_reuse);
 	RUN(t_unload_during_storm);
