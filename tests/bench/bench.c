@@ -582,7 +582,7 @@ static void print_pct_row(const char *what, const double *v, int n)
 
 static void bench_connect(void)
 {
-	int rounds = quick ? 2 : 10;
+	int rounds = quick ? 2 : 15;
 	double secs = quick ? 0.3 : 0.5;
 	int threads = ncpus > MAX_THREADS ? MAX_THREADS : ncpus;
 	struct series off1 = { 0 }, on1 = { 0 }, offn = { 0 }, onn = { 0 };
