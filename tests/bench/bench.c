@@ -1032,13 +1032,16 @@ static struct slab slab_read(void)
 }
 
 /* Bytes of slab memory per object, from sysfs (works when merged too). */
+static char slab_alias[256];
+
 static double slab_bytes_per_object(long *objsize, bool *merged)
 {
-	char link[256];
-	ssize_t n = readlink("/sys/kernel/slab/pcg_entry", link, sizeof(link) - 1);
+	ssize_t n = readlink("/sys/kernel/slab/pcg_entry", slab_alias,
+			     sizeof(slab_alias) - 1);
 	long order, objs;
 
 	*merged = n > 0;
+	slab_alias[n > 0 ? n : 0] = 0;
 	*objsize = read_long("/sys/kernel/slab/pcg_entry/object_size");
 	order = read_long("/sys/kernel/slab/pcg_entry/order");
 	objs = read_long("/sys/kernel/slab/pcg_entry/objs_per_slab");
@@ -1076,11 +1079,14 @@ static void bench_memory(void)
 	note("%s", "");
 	note("memory: pcg_entry object %ld bytes, %.1f bytes of slab per object "
 	     "(/sys/kernel/slab); cache %s; slab_nomerge %s", objsize, per_obj,
-	     merged ? "MERGED with others (slabinfo counts are shared)" :
+	     merged ? "MERGED with others (an alias in /sys/kernel/slab: "
+		      "slabinfo counts are shared; slab_nomerge separates it)" :
 	     base.found ? "separate (own line in /proc/slabinfo)" : "not found",
 	     cmdline_has("slab_nomerge") ? "on" : "off");
 	for (int r = 0; r < (quick ? 2 : 3); r++)
 		add(&r0, cycle_rate(1, secs));
+	if (merged)
+		note("/sys/kernel/slab/pcg_entry -> %s", slab_alias);
 	note("baseline: %ld live entries (listeners, the guest's own), "
 	     "slabinfo active %ld objs in %ld slabs", base_live, base.active,
 	     base.slabs);
