@@ -7,7 +7,6 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 k=${1:-6.1}
-kver=$(scripts/kernel.sh modver "$k") || exit 1
 vmlinuz=build/cache/kernels/$k/vmlinuz
 real_ko=build/kernels/$k/peercgroup.ko
 bins=build/selftest/bins
@@ -15,7 +14,10 @@ mkdir -p "$bins"
 for s in control fail crash; do
 	install -m 0755 "tests/harness/$s.sh" "$bins/$s"
 done
+scripts/kernel.sh fetch "$k" >/dev/null || exit 1
+scripts/kernel.sh build "$k" . "build/kernels/$k" >/dev/null || exit 1
 scripts/kernel.sh build "$k" tests/harness/warn build/selftest/warn >/dev/null || exit 1
+kver=$(scripts/kernel.sh modver "$k") || exit 1
 
 pass=0 fail=0
 # expect NAME KO SUITE WANT_RC PATTERN: run, then check exit status and output.
