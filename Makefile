@@ -3,7 +3,7 @@
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 B := $(CURDIR)/build
-# Kernels the guest suites run on: "make check KERNELS='6.1 7.x'".
+# Kernels the guest suites run on: "make check KERNELS='6.1 7.3'".
 KERNELS ?= 6.1
 MATRIX := $(shell scripts/kernel.sh list 2>/dev/null)
 SUITES ?= module_suite,lib_suite
@@ -51,6 +51,7 @@ unit:
 check: deps
 	$(MAKE) unit
 	$(MAKE) guest-bins
+	scripts/selftest-harness.sh $(firstword $(KERNELS))
 	scripts/check.sh --suites $(SUITES) $(if $(ONLY),--only $(ONLY)) $(KERNELS)
 
 check-matrix: deps
