@@ -3,7 +3,7 @@
 # nothing is asserted.  Not part of "make check".
 #
 #   make bench                      full run on 6.1 (~8 min on 2 cores)
-#   make bench KERNELS="6.1 7.x"    on other kernels too
+#   make bench KERNELS="6.1 7.3"    on other kernels too
 #   make bench-smoke                short rounds, 20 k connections (~1 min)
 #
 # Outputs: build/bench/KERNEL.{txt,csv,png}; see docs/BENCHMARKS.md.
