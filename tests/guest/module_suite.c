@@ -116,6 +116,45 @@ static void t_listener_fixed_at_listen(void)
 	CHECK_ANSWER(a2.err, a2.q, a2.path, "srv2");
 }
 
+/*
+ * listen() calls the kernel refuses record nothing: on an unbound socket,
+ * and on a bound, connected one (whose answer stays the listener's).
+ */
+static void t_refused_listen_records_nothing(void)
+{
+	struct peercgroup_query q;
+	struct sockaddr_un sa;
+	struct server s;
+	char path[256], name[64];
+	long live0, live1;
+	int fd, cli, acc;
+
+	live0 = counter("live");
+	SYS(fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+	CHECK(listen(fd, 8) == -1 && errno == EINVAL, "listen on an unbound socket");
+	close(fd);
+	CHECK_INT(live0, counter("live"));
+
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(cli = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+	snprintf(name, sizeof(name), "pcg-bound-client-%d", (int)getpid());
+	SYS(bind(cli, (struct sockaddr *)&sa, abstract_addr(&sa, name)));
+	{
+		socklen_t len = abstract_addr(&sa, s.name);
+
+		SYS(connect(cli, (struct sockaddr *)&sa, len));
+	}
+	SYS(acc = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	live1 = counter("live");
+	SYS(cg_move("", 0));
+	CHECK(listen(cli, 8) == -1 && errno == EINVAL, "listen on a connected socket");
+	CHECK_INT(live1, counter("live"));
+	CHECK_ANSWER(query(cli, &q, path, sizeof(path)), q, path, "srv");
+	close(cli);
+	close(acc);
+	server_stop(&s);
+}
+
 /* SOCK_SEQPACKET behaves like SOCK_STREAM, both directions. */
 static void t_seqpacket(void)
 {
@@ -991,6 +1030,7 @@ int main(int argc, char **argv)
 	RUN(t_stream_accept_side);
 	RUN(t_stream_client_side);
 	RUN(t_listener_fixed_at_listen);
+	RUN(t_refused_listen_records_nothing);
 	RUN(t_seqpacket);
 	RUN(t_socketpair);
 	RUN(t_peer_moves);
