@@ -26,6 +26,8 @@ help:
 	@echo "make dkms-install  the module through DKMS (KVER=...), udev rule, modules-load.d"
 	@echo "make dkms-uninstall  every trace of the DKMS install"
 	@echo "make check-dkms    install with DKMS, boot the installed module, uninstall"
+	@echo "make bench         benchmarks on 6.1 (KERNELS=...), results in build/bench/"
+	@echo "make bench-smoke   a short benchmark run (< 1 min)"
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
