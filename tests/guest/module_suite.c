@@ -8,6 +8,7 @@
 
 #include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 
 /* Sets up: the suite in cgroup "srv", listening on "pcg-srv". */
 struct server {
@@ -815,6 +816,70 @@ static void t_load_fails_without_ftrace(void)
 	CHECK_INT(1, read_long(sysctl));
 }
 
+/*
+ * A record that cannot be allocated is no record: ENODATA, never a
+ * partial answer, and a listener whose new record fails loses its old one
+ * rather than keep answering with it.  Needs fault injection on the
+ * module's slab cache (CONFIG_FAILSLAB, debug kernel, slab_nomerge).
+ */
+#define FAILSLAB_CACHE "/sys/kernel/slab/pcg_entry/failslab"
+#define FAILSLAB_DIR "/sys/kernel/debug/failslab"
+
+static bool failslab_available(void)
+{
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	return access(FAILSLAB_CACHE, W_OK) == 0 && access(FAILSLAB_DIR, F_OK) == 0;
+}
+
+static int failslab(bool on)
+{
+	if (on && (write_file(FAILSLAB_DIR "/cache-filter", "Y") ||
+		   write_file(FAILSLAB_DIR "/probability", "100") ||
+		   write_file(FAILSLAB_DIR "/interval", "1") ||
+		   write_file(FAILSLAB_DIR "/times", "-1") ||
+		   write_file(FAILSLAB_DIR "/verbose", "0")))
+		return -1;
+	return write_file(FAILSLAB_CACHE, on ? "1" : "0");
+}
+
+static void t_alloc_failure_means_no_record(void)
+{
+	struct peercgroup_query q;
+	struct server s;
+	char path[256];
+	long fails0;
+	int cli, acc, err_cli, err_acc, err_relisten;
+
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	fails0 = counter("alloc_failures");
+	SYS(failslab(true));
+	cli = connect_to(s.name, SOCK_STREAM);
+	acc = cli < 0 ? -1 : accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC);
+	/* listen() again: its new record fails, the old one must go too */
+	err_relisten = listen(s.lfd, 64);
+	failslab(false);
+	SYS(cli);
+	SYS(acc);
+	SYS(err_relisten);
+	err_acc = query(acc, &q, path, sizeof(path));
+	err_cli = query(cli, &q, path, sizeof(path));
+	close(cli);
+	close(acc);
+	CHECK_INT(-ENODATA, err_acc);
+	CHECK_INT(-ENODATA, err_cli);
+	CHECK(counter("alloc_failures") >= fails0 + 3, "alloc_failures %ld, was %ld",
+	      counter("alloc_failures"), fails0);
+
+	/* the listener's old record is gone: a new client learns nothing */
+	SYS(cli = connect_to(s.name, SOCK_STREAM));
+	SYS(acc = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	CHECK_INT(-ENODATA, query(cli, &q, path, sizeof(path)));
+	CHECK_ANSWER(query(acc, &q, path, sizeof(path)), q, path, "srv");
+	close(cli);
+	close(acc);
+	server_stop(&s);
+}
+
 /* Counters move as documented and show numbers only, to root only. */
 static void t_counters(void)
 {
@@ -1045,6 +1110,10 @@ int main(int argc, char **argv)
 	RUN(t_counters);
 	RUN(t_non_root_same_answer);
 	RUN(t_load_fails_without_ftrace);
+	if (failslab_available())
+		RUN(t_alloc_failure_means_no_record);
+	else
+		printf("# t_alloc_failure_means_no_record: needs CONFIG_FAILSLAB (make check-debug)\n");
 	RUN(t_connection_before_load);
 	RUN(t_address_reuse);
 	RUN(t_unload_during_storm);
