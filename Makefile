@@ -3,7 +3,7 @@
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 B := $(CURDIR)/build
-# Kernels the guest suites run on: "make check KERNELS='6.1 7.x'".
+# Kernels the guest suites run on: "make check KERNELS='6.1 7.3'".
 KERNELS ?= 6.1
 MATRIX := $(shell scripts/kernel.sh list 2>/dev/null)
 SUITES ?= module_suite,lib_suite
@@ -23,6 +23,11 @@ help:
 	@echo "make check-matrix  the guest suites on every kernel of scripts/kernels.conf"
 	@echo "make demo          a server naming which cgroup ('container') each client is in"
 	@echo "make install       library, CLI, headers, man pages (PREFIX, DESTDIR)"
+	@echo "make dkms-install  the module through DKMS (KVER=...), udev rule, modules-load.d"
+	@echo "make dkms-uninstall  every trace of the DKMS install"
+	@echo "make check-dkms    install with DKMS, boot the installed module, uninstall"
+	@echo "make bench         benchmarks on 6.1 (KERNELS=...), results in build/bench/"
+	@echo "make bench-smoke   a short benchmark run (< 1 min)"
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -48,6 +53,7 @@ unit:
 check: deps
 	$(MAKE) unit
 	$(MAKE) guest-bins
+	scripts/selftest-harness.sh $(firstword $(KERNELS))
 	scripts/check.sh --suites $(SUITES) $(if $(ONLY),--only $(ONLY)) $(KERNELS)
 
 check-matrix: deps

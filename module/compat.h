@@ -6,7 +6,6 @@
 #ifndef PEERCGROUP_COMPAT_H
 #define PEERCGROUP_COMPAT_H
 
-#include <linux/version.h>
 #include <linux/ftrace.h>
 #include <linux/ptrace.h>
 
@@ -24,25 +23,27 @@
 #endif
 
 /*
- * ftrace callbacks and their arguments.
- * < 5.11: the callback gets struct pt_regs, filled only with SAVE_REGS;
- *         ftrace guards against recursion unless told otherwise.
- * < 6.2:  struct ftrace_regs, but its argument registers are only
- *         reachable through ftrace_get_regs(), which wants SAVE_REGS.
- * >= 6.2: ftrace_regs_get_argument() (struct ftrace_regs is opaque from
- *         6.13 on); no register save needed.
- * From 5.11 on, FTRACE_OPS_FL_RECURSION asks ftrace for the guard, which
+ * ftrace callbacks and their arguments, told apart by what the headers
+ * define rather than by version number (distribution kernels backport):
+ * - ftrace_regs_get_argument() (6.2+; struct ftrace_regs is opaque from
+ *   6.12/6.13 on): read arguments through it, no register save needed;
+ * - struct ftrace_regs wrapping pt_regs (5.11 to 6.1, x86 with
+ *   DYNAMIC_FTRACE_WITH_ARGS): arguments only through ftrace_get_regs(),
+ *   which wants SAVE_REGS;
+ * - neither (5.10): the callback gets struct pt_regs, filled with
+ *   SAVE_REGS, and ftrace guards against recursion by default.
+ * From 5.11 on, FTRACE_OPS_FL_RECURSION asks ftrace for that guard, which
  * also keeps preemption disabled around the callback.
  */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
-#define COMPAT_FTRACE_REGS pt_regs
-#define COMPAT_FTRACE_OPS_FLAGS FTRACE_OPS_FL_SAVE_REGS
+#if defined(ftrace_regs_get_argument)
+#define COMPAT_FTRACE_REGS ftrace_regs
+#define COMPAT_FTRACE_OPS_FLAGS FTRACE_OPS_FL_RECURSION
 static __always_inline unsigned long
-compat_ftrace_arg(struct pt_regs *regs, unsigned int n)
+compat_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
 {
-	return regs_get_kernel_argument(regs, n);
+	return ftrace_regs_get_argument(fregs, n);
 }
-#elif LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0) && !defined(ftrace_regs_get_argument)
+#elif defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
 #define COMPAT_FTRACE_REGS ftrace_regs
 #define COMPAT_FTRACE_OPS_FLAGS (FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION)
 static __always_inline unsigned long
@@ -51,12 +52,12 @@ compat_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
 	return regs_get_kernel_argument(ftrace_get_regs(fregs), n);
 }
 #else
-#define COMPAT_FTRACE_REGS ftrace_regs
-#define COMPAT_FTRACE_OPS_FLAGS FTRACE_OPS_FL_RECURSION
+#define COMPAT_FTRACE_REGS pt_regs
+#define COMPAT_FTRACE_OPS_FLAGS FTRACE_OPS_FL_SAVE_REGS
 static __always_inline unsigned long
-compat_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
+compat_ftrace_arg(struct pt_regs *regs, unsigned int n)
 {
-	return ftrace_regs_get_argument(fregs, n);
+	return regs_get_kernel_argument(regs, n);
 }
 #endif
 

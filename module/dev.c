@@ -48,10 +48,9 @@ static int pcg_copy_out(void __user *dst, const void *src, size_t ksize,
 	return copy_to_user(dst, src, min_t(size_t, ksize, usize)) ? -EFAULT : 0;
 }
 
-/* Connected means "has a peer", as for getpeername(): not listening, not
- * unconnected, and still true after the peer has closed.  The acquire
- * pairs with the barrier unix_stream_connect() and unix_socketpair() put
- * between setting up the peer (and thus our entry) and publishing it.
+/*
+ * Connected means "has a peer", as for getpeername(): not listening, not
+ * unconnected, and still true after the peer has closed.
  */
 static int pcg_check_socket(const struct sock *sk)
 {
@@ -59,6 +58,10 @@ static int pcg_check_socket(const struct sock *sk)
 		return -EAFNOSUPPORT;
 	if (sk->sk_type != SOCK_STREAM && sk->sk_type != SOCK_SEQPACKET)
 		return -EOPNOTSUPP;
+	/*
+	 * Pairs with the barrier unix_stream_connect() puts between setting
+	 * up the peer (after our hook made the entry) and publishing it.
+	 */
 	if (!smp_load_acquire(&unix_sk(sk)->peer))
 		return -ENOTCONN;
 	return 0;
@@ -126,7 +129,8 @@ static long pcg_ioctl_query(void __user *uarg)
 		goto out_sock;
 
 	pcg_count(queries);
-	/* The entry lives as long as the socket we hold, but it is only
+	/*
+	 * The entry lives as long as the socket we hold, but it is only
 	 * guaranteed inside the RCU section: take our own references.
 	 */
 	rcu_read_lock();

@@ -12,7 +12,9 @@
 #include <linux/kernel.h>
 #include <linux/net.h>
 #include <linux/string.h>
+#include <net/af_unix.h>
 #include <net/sock.h>
+#include <net/tcp_states.h>
 
 #include "compat.h"
 #include "peercgroup.h"
@@ -46,16 +48,26 @@ static void notrace pcg_on_stream_connect(unsigned long ip, unsigned long parent
 	pcg_store(&pcg_peers, sk, pcg_entry_copy(sk, other));
 }
 
-/* unix_listen(sock, backlog): the kernel sets the listener's own creds. */
+/*
+ * unix_listen(sock, backlog): the kernel sets the listener's own creds.
+ * This runs before unix_listen()'s own checks, so it skips what they
+ * refuse (unbound or connected sockets): a listener record then always
+ * belongs to a bound socket, which lets the destructor skip the listener
+ * table for unbound ones, every client among them.  A bind() racing with
+ * listen() can only cost a record (ENODATA later), never add a wrong one.
+ */
 static void notrace pcg_on_listen(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *ops,
 				  struct COMPAT_FTRACE_REGS *regs)
 {
 	struct socket *sock = (struct socket *)compat_ftrace_arg(regs, 0);
 	struct sock *sk = sock->sk;
+	int state = READ_ONCE(sk->sk_state);
 
-	if (pcg_is_stream(sk))
-		pcg_store(&pcg_listeners, sk, pcg_entry_from_current(sk));
+	if (!pcg_is_stream(sk) || !READ_ONCE(unix_sk(sk)->addr) ||
+	    (state != TCP_CLOSE && state != TCP_LISTEN))
+		return;
+	pcg_store(&pcg_listeners, sk, pcg_entry_from_current(sk));
 }
 
 /* unix_socketpair(socka, sockb): both ends get the creator's creds. */
@@ -84,7 +96,8 @@ static void notrace pcg_on_destruct(unsigned long ip, unsigned long parent_ip,
 	struct sock *sk = (struct sock *)compat_ftrace_arg(regs, 0);
 
 	pcg_forget(&pcg_peers, sk);
-	if (atomic_read(&pcg_listeners.nelems))
+	/* The address is only freed after this hook: see pcg_on_listen(). */
+	if (READ_ONCE(unix_sk(sk)->addr) && atomic_read(&pcg_listeners.nelems))
 		pcg_forget(&pcg_listeners, sk);
 }
 
@@ -93,8 +106,15 @@ struct pcg_hook {
 	struct ftrace_ops ops;
 };
 
+/*
+ * PERMANENT: while these hooks are registered, sysctl kernel.ftrace_enabled
+ * cannot be turned off (EBUSY), and they cannot be registered while it is
+ * off.  A destructor hook silenced behind our back would leave records of
+ * dead sockets for new sockets born at the same address: a wrong answer.
+ */
 #define PCG_HOOK(sym, cb) { .symbol = (sym), \
-	.ops = { .func = (cb), .flags = COMPAT_FTRACE_OPS_FLAGS } }
+	.ops = { .func = (cb), \
+		 .flags = COMPAT_FTRACE_OPS_FLAGS | FTRACE_OPS_FL_PERMANENT } }
 
 /*
  * Registered in this order and unregistered in reverse: the destructor
@@ -132,7 +152,8 @@ static int pcg_hook_register(struct pcg_hook *hook)
 	}
 	err = register_ftrace_function(&hook->ops);
 	if (err) {
-		pr_err("cannot hook %s (%d)\n", hook->symbol, err);
+		pr_err("cannot hook %s (%d)%s\n", hook->symbol, err,
+		       err == -EBUSY ? ": is sysctl kernel.ftrace_enabled 0?" : "");
 		pcg_hook_clear_filter(hook);
 	}
 	return err;

@@ -20,58 +20,88 @@
 
 DEFINE_PER_CPU(struct pcg_stats, pcg_stats);
 
-static unsigned long pcg_stat_sum(size_t offset)
+/* A counter file and where its per-CPU count lives in struct pcg_stats. */
+struct pcg_counter_attr {
+	struct kobj_attribute kattr;
+	size_t offset;
+};
+
+static ssize_t pcg_counter_show(struct kobject *kobj,
+				struct kobj_attribute *kattr, char *buf)
 {
+	size_t offset = container_of(kattr, struct pcg_counter_attr, kattr)->offset;
 	unsigned long sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
 		sum += *(unsigned long *)((char *)per_cpu_ptr(&pcg_stats, cpu) + offset);
-	return sum;
+	return sysfs_emit(buf, "%lu\n", sum);
 }
 
-#define PCG_STAT(field) pcg_stat_sum(offsetof(struct pcg_stats, field))
-
-/* Entries in the tables now; those removed but still waiting for their
- * RCU grace period count as freed only once it has passed.
+/*
+ * Entries in the tables now; those removed but still waiting for their
+ * RCU grace period are not live, and count as freed once it has passed.
  */
-static ssize_t live_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t live_show(struct kobject *kobj, struct kobj_attribute *kattr,
 			 char *buf)
 {
 	return sysfs_emit(buf, "%d\n", atomic_read(&pcg_peers.nelems) +
 			  atomic_read(&pcg_listeners.nelems));
 }
 
-#define PCG_STAT_ATTR(field)						\
-static ssize_t field##_show(struct kobject *kobj,			\
-			    struct kobj_attribute *attr, char *buf)	\
-{									\
-	return sysfs_emit(buf, "%lu\n", PCG_STAT(field));		\
-}									\
-static struct kobj_attribute pcg_attr_##field = __ATTR_RO_MODE(field, 0400)
+static struct kobj_attribute pcg_live_attr = __ATTR_RO_MODE(live, 0400);
 
-static struct kobj_attribute pcg_attr_live = __ATTR_RO_MODE(live, 0400);
-PCG_STAT_ATTR(recorded);
-PCG_STAT_ATTR(freed);
-PCG_STAT_ATTR(alloc_failures);
-PCG_STAT_ATTR(queries);
-PCG_STAT_ATTR(misses);
+static struct pcg_counter_attr pcg_counter_attrs[] = {
+	{ __ATTR(recorded, 0400, pcg_counter_show, NULL),
+	  offsetof(struct pcg_stats, recorded) },
+	{ __ATTR(freed, 0400, pcg_counter_show, NULL),
+	  offsetof(struct pcg_stats, freed) },
+	{ __ATTR(alloc_failures, 0400, pcg_counter_show, NULL),
+	  offsetof(struct pcg_stats, alloc_failures) },
+	{ __ATTR(queries, 0400, pcg_counter_show, NULL),
+	  offsetof(struct pcg_stats, queries) },
+	{ __ATTR(misses, 0400, pcg_counter_show, NULL),
+	  offsetof(struct pcg_stats, misses) },
+};
 
-static struct attribute *pcg_counter_attrs[] = {
-	&pcg_attr_live.attr,
-	&pcg_attr_recorded.attr,
-	&pcg_attr_freed.attr,
-	&pcg_attr_alloc_failures.attr,
-	&pcg_attr_queries.attr,
-	&pcg_attr_misses.attr,
+static struct attribute *pcg_counter_files[] = {
+	&pcg_live_attr.attr,
+	&pcg_counter_attrs[0].kattr.attr,
+	&pcg_counter_attrs[1].kattr.attr,
+	&pcg_counter_attrs[2].kattr.attr,
+	&pcg_counter_attrs[3].kattr.attr,
+	&pcg_counter_attrs[4].kattr.attr,
 	NULL,
 };
 
-/* /sys/module/peercgroup/counters/, readable by root only. */
 static const struct attribute_group pcg_counter_group = {
-	.name = "counters",
-	.attrs = pcg_counter_attrs,
+	.attrs = pcg_counter_files,
 };
+
+/*
+ * /sys/module/peercgroup/counters/, readable by root only.  A kobject of
+ * its own: the module's kobject speaks module_attribute, not kobj_attribute.
+ */
+static struct kobject *pcg_counter_kobj;
+
+static int pcg_counters_register(void)
+{
+	int err;
+
+	pcg_counter_kobj = kobject_create_and_add("counters", &THIS_MODULE->mkobj.kobj);
+	if (!pcg_counter_kobj)
+		return -ENOMEM;
+	err = sysfs_create_group(pcg_counter_kobj, &pcg_counter_group);
+	if (err)
+		kobject_put(pcg_counter_kobj);
+	return err;
+}
+
+static void pcg_counters_unregister(void)
+{
+	sysfs_remove_group(pcg_counter_kobj, &pcg_counter_group);
+	kobject_put(pcg_counter_kobj);
+}
 
 static int __init pcg_init(void)
 {
@@ -86,7 +116,7 @@ static int __init pcg_init(void)
 	err = pcg_dev_register();
 	if (err)
 		goto err_hooks;
-	err = sysfs_create_group(&THIS_MODULE->mkobj.kobj, &pcg_counter_group);
+	err = pcg_counters_register();
 	if (err)
 		goto err_dev;
 	pr_info("version %s loaded; connections made from now on are answered\n",
@@ -104,7 +134,7 @@ err_tables:
 
 static void __exit pcg_exit(void)
 {
-	sysfs_remove_group(&THIS_MODULE->mkobj.kobj, &pcg_counter_group);
+	pcg_counters_unregister();
 	pcg_dev_unregister();
 	pcg_hooks_unregister();
 	pcg_tables_destroy();

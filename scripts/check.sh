@@ -41,10 +41,13 @@ for k in "$@"; do
 	rows+=("$(printf '| %-6s | %-6s | %-5s | %6s | %6s | %5s |' "$k" "$builds" "$loads" "$passed" "$failed" "$secs")")
 done
 
+{
+	echo "| kernel | builds | loads | passed | failed | boot+suites s |"
+	echo "|--------|--------|-------|--------|--------|---------------|"
+	printf '%s\n' "${rows[@]}"
+} >build/run/table.md
 echo
-echo "| kernel | builds | loads | passed | failed | boot+suites s |"
-echo "|--------|--------|-------|--------|--------|---------------|"
-printf '%s\n' "${rows[@]}"
+cat build/run/table.md
 echo
-echo "all kernels: $total_pass passed, $total_fail failed"
+echo "kernels: $total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

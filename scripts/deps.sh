@@ -9,7 +9,7 @@ pkgs=(
 	mmdebstrap debian-archive-keyring zstd xz-utils     # kernel matrix
 	libelf-dev bc flex bison dwarves                    # kbuild tools
 	"linux-headers-$(sed -n 's/^6\.1[[:space:]]\+[^ ]\+[[:space:]]\+\([^ ]\+\).*/\1/p' "$(dirname "$0")/kernels.conf")"
-	dkms                                                # admin install path
+	dkms openssl                                        # admin install path (openssl: dkms signing key)
 	gnuplot-nox                                         # benchmark chart
 )
 missing=()

@@ -48,6 +48,8 @@ depmod -b "$root" "$kver"
 for s in ${suites//,/ }; do
 	install -m 0755 "$bins/$s" "$root/tests/$s"
 done
+# The CLI, for suites that act as an admin would.
+[ -x "$bins/peercgroup" ] && install -m 0755 "$bins/peercgroup" "$root/bin/peercgroup"
 initrd="$out/initramfs.cpio.gz"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd"
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,14 @@ static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t dev_atfork_once = PTHREAD_ONCE_INIT;
 static int dev_fd = -1;
 static pid_t dev_pid;			/* process that opened dev_fd */
+/*
+ * dev_fd once it is open, for the lock-free path every query takes: no
+ * mutex shared by a daemon's threads, no getpid() system call.  The
+ * fork() child handler resets it; a raw clone() child keeps a copy of
+ * the descriptor, which still names the device unless that child closes
+ * it itself.
+ */
+static atomic_int dev_fd_ready = -1;
 static unsigned int dev_query_flags;	/* PEERCGROUP_QUERY_* the module takes */
 static const char *dev_path = PEERCGROUP_DEVICE_PATH;
 
@@ -57,6 +66,7 @@ static void atfork_parent(void) { pthread_mutex_unlock(&dev_lock); }
  */
 static void atfork_child(void)
 {
+	atomic_store_explicit(&dev_fd_ready, -1, memory_order_relaxed);
 	if (dev_fd >= 0)
 		close(dev_fd);
 	dev_fd = -1;
@@ -133,6 +143,9 @@ static int get_dev(void)
 	struct stat st;
 	int fd, r;
 
+	fd = atomic_load_explicit(&dev_fd_ready, memory_order_acquire);
+	if (fd >= 0)
+		return fd;
 	pthread_once(&dev_atfork_once, register_atfork);
 	pthread_mutex_lock(&dev_lock);
 	/* After a raw clone() the atfork handler did not run: forget the fd
@@ -162,6 +175,7 @@ static int get_dev(void)
 	dev_query_flags = v.query_flags;
 	dev_fd = fd;
 	dev_pid = getpid();
+	atomic_store_explicit(&dev_fd_ready, fd, memory_order_release);
 out:
 	pthread_mutex_unlock(&dev_lock);
 	return fd;
@@ -170,6 +184,7 @@ out:
 PCG_HIDDEN void pcg_test_set_device(const char *path)
 {
 	pthread_mutex_lock(&dev_lock);
+	atomic_store_explicit(&dev_fd_ready, -1, memory_order_relaxed);
 	if (dev_fd >= 0 && dev_pid == getpid())
 		close(dev_fd);
 	dev_fd = -1;

@@ -42,6 +42,8 @@ static const char *t_suite;
 static const char *t_name;
 static bool t_failed;
 static int t_pass, t_fail;
+/* Runs after each test, pass or fail: restores what a test may have left. */
+static void (*t_after)(void);
 
 static void t_failf(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -85,6 +87,8 @@ static void t_run(const char *name, void (*fn)(void))
 	t_failed = false;
 	fflush(stdout);
 	fn();
+	if (t_after)
+		t_after();
 	if (!t_failed) {
 		printf("ok - %s/%s\n", t_suite, name);
 		t_pass++;

@@ -8,6 +8,7 @@
 
 #include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 
 /* Sets up: the suite in cgroup "srv", listening on "pcg-srv". */
 struct server {
@@ -114,6 +115,45 @@ static void t_listener_fixed_at_listen(void)
 	server_stop(&s);
 	CHECK_ANSWER(a1.err, a1.q, a1.path, "srv");
 	CHECK_ANSWER(a2.err, a2.q, a2.path, "srv2");
+}
+
+/*
+ * listen() calls the kernel refuses record nothing: on an unbound socket,
+ * and on a bound, connected one (whose answer stays the listener's).
+ */
+static void t_refused_listen_records_nothing(void)
+{
+	struct peercgroup_query q;
+	struct sockaddr_un sa;
+	struct server s;
+	char path[256], name[64];
+	long live0, live1;
+	int fd, cli, acc;
+
+	live0 = counter("live");
+	SYS(fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+	CHECK(listen(fd, 8) == -1 && errno == EINVAL, "listen on an unbound socket");
+	close(fd);
+	CHECK_INT(live0, counter("live"));
+
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(cli = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+	snprintf(name, sizeof(name), "pcg-bound-client-%d", (int)getpid());
+	SYS(bind(cli, (struct sockaddr *)&sa, abstract_addr(&sa, name)));
+	{
+		socklen_t len = abstract_addr(&sa, s.name);
+
+		SYS(connect(cli, (struct sockaddr *)&sa, len));
+	}
+	SYS(acc = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	live1 = counter("live");
+	SYS(cg_move("", 0));
+	CHECK(listen(cli, 8) == -1 && errno == EINVAL, "listen on a connected socket");
+	CHECK_INT(live1, counter("live"));
+	CHECK_ANSWER(query(cli, &q, path, sizeof(path)), q, path, "srv");
+	close(cli);
+	close(acc);
+	server_stop(&s);
 }
 
 /* SOCK_SEQPACKET behaves like SOCK_STREAM, both directions. */
@@ -273,6 +313,57 @@ static void t_pid_reused(void)
 	CHECK_ANSWER(err, q, path, "cli_a");
 	CHECK_INT(old, q.pid);
 	CHECK_INT(PEERCGROUP_RESULT_PEER_EXITED, q.result_flags);
+}
+
+/*
+ * The pid is given in the caller's pid namespace: 0 for a peer outside
+ * it, the namespace's own number for one inside.
+ */
+static void t_pid_namespace(void)
+{
+	struct client c;
+	struct server s;
+	int fd, status;
+	pid_t child;
+
+	SYS(cg_create("cli_a"));
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
+	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	child = fork();
+	if (child == 0) {
+		pid_t inner;
+		int st;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(10);
+		inner = fork();
+		if (inner == 0) {
+			struct peercgroup_query q;
+			char path[256];
+			int sv[2];
+
+			/* the client is outside this namespace */
+			if (query(fd, &q, path, sizeof(path)) || strcmp(path, "/cli_a"))
+				_exit(11);
+			if (q.pid != 0)
+				_exit(12);
+			/* this process is pid 1 here */
+			if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) ||
+			    query(sv[0], &q, NULL, 0))
+				_exit(13);
+			_exit(q.pid == 1 ? 0 : 14);
+		}
+		if (inner < 0 || waitpid(inner, &st, 0) < 0 || !WIFEXITED(st))
+			_exit(15);
+		_exit(WEXITSTATUS(st));
+	}
+	waitpid(child, &status, 0);
+	close(fd);
+	client_stop(&c);
+	server_stop(&s);
+	CHECK(WIFEXITED(status), "child status %#x", status);
+	CHECK_INT(0, WEXITSTATUS(status));
 }
 
 /* A cgroup removed after connect is still named, and flagged. */
@@ -665,6 +756,130 @@ static void t_ordering(void)
 	server_stop(&s);
 }
 
+/* Counts kernel log records containing @needle; copies the first. */
+static int kmsg_grep(const char *needle, char *line, size_t size)
+{
+	char buf[1024];
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int hits = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = 0;
+		if (strstr(buf, needle)) {
+			const char *text = strchr(buf, ';') ? strchr(buf, ';') + 1 : buf;
+
+			if (!hits++)
+				snprintf(line, size, "%.*s", (int)size - 1, text);
+		}
+	}
+	close(fd);
+	return hits;
+}
+
+/*
+ * Where the hooks cannot attach, loading fails with one clear message and
+ * a proper errno.  ftrace switched off (sysctl kernel.ftrace_enabled=0) is
+ * such a case; while the module is loaded, it cannot be switched off, or
+ * the destructor hook would go silent and leave stale records.  From 7.x
+ * on the sysctl no longer disables ftrace (writing 0 fails): then there
+ * is nothing to refuse, and the module must simply load.
+ */
+static void t_load_fails_without_ftrace(void)
+{
+	const char *sysctl = "/proc/sys/kernel/ftrace_enabled";
+	char line[512] = "";
+	int err, hits0, hits;
+	bool off;
+
+	hits0 = kmsg_grep("peercgroup: cannot hook", line, sizeof(line));
+	SYS(module_unload());
+	off = write_file(sysctl, "0") == 0;
+	err = module_load() ? errno : 0;
+	if (off)
+		write_file(sysctl, "1");
+	hits = kmsg_grep("peercgroup: cannot hook", line, sizeof(line));
+	if (!module_loaded())
+		SYS(module_load());
+	if (!off) {
+		printf("# kernel.ftrace_enabled=0 is refused by this kernel\n");
+		CHECK_INT(0, err);
+		CHECK_INT(hits0, hits);
+		return;
+	}
+	CHECK_INT(EBUSY, err);
+	CHECK_INT(hits0 + 1, hits);
+	CHECK(strstr(line, "unix_sock_destructor"), "message: %s", line);
+	CHECK(write_file(sysctl, "0") != 0, "ftrace_enabled=0 accepted while loaded");
+	CHECK_INT(1, read_long(sysctl));
+}
+
+/*
+ * A record that cannot be allocated is no record: ENODATA, never a
+ * partial answer, and a listener whose new record fails loses its old one
+ * rather than keep answering with it.  Needs fault injection on the
+ * module's slab cache (CONFIG_FAILSLAB, debug kernel, slab_nomerge).
+ */
+#define FAILSLAB_CACHE "/sys/kernel/slab/pcg_entry/failslab"
+#define FAILSLAB_DIR "/sys/kernel/debug/failslab"
+
+static bool failslab_available(void)
+{
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	return access(FAILSLAB_CACHE, W_OK) == 0 && access(FAILSLAB_DIR, F_OK) == 0;
+}
+
+static int failslab(bool on)
+{
+	if (on && (write_file(FAILSLAB_DIR "/cache-filter", "Y") ||
+		   write_file(FAILSLAB_DIR "/probability", "100") ||
+		   write_file(FAILSLAB_DIR "/interval", "1") ||
+		   write_file(FAILSLAB_DIR "/times", "-1") ||
+		   write_file(FAILSLAB_DIR "/verbose", "0")))
+		return -1;
+	return write_file(FAILSLAB_CACHE, on ? "1" : "0");
+}
+
+static void t_alloc_failure_means_no_record(void)
+{
+	struct peercgroup_query q;
+	struct server s;
+	char path[256];
+	long fails0;
+	int cli, acc, err_cli, err_acc, err_relisten;
+
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	fails0 = counter("alloc_failures");
+	SYS(failslab(true));
+	cli = connect_to(s.name, SOCK_STREAM);
+	acc = cli < 0 ? -1 : accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC);
+	/* listen() again: its new record fails, the old one must go too */
+	err_relisten = listen(s.lfd, 64);
+	failslab(false);
+	SYS(cli);
+	SYS(acc);
+	SYS(err_relisten);
+	err_acc = query(acc, &q, path, sizeof(path));
+	err_cli = query(cli, &q, path, sizeof(path));
+	close(cli);
+	close(acc);
+	CHECK_INT(-ENODATA, err_acc);
+	CHECK_INT(-ENODATA, err_cli);
+	CHECK(counter("alloc_failures") >= fails0 + 3, "alloc_failures %ld, was %ld",
+	      counter("alloc_failures"), fails0);
+
+	/* the listener's old record is gone: a new client learns nothing */
+	SYS(cli = connect_to(s.name, SOCK_STREAM));
+	SYS(acc = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	CHECK_INT(-ENODATA, query(cli, &q, path, sizeof(path)));
+	CHECK_ANSWER(query(acc, &q, path, sizeof(path)), q, path, "srv");
+	close(cli);
+	close(acc);
+	server_stop(&s);
+}
+
 /* Counters move as documented and show numbers only, to root only. */
 static void t_counters(void)
 {
@@ -858,9 +1073,17 @@ static void t_non_root_same_answer(void)
 	CHECK_INT(0, WEXITSTATUS(status));
 }
 
+/* A test that failed half-way may leave the module unloaded. */
+static void ensure_loaded(void)
+{
+	if (!module_loaded() && module_load())
+		printf("# cannot reload the module: %s\n", strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	t_suite = "module";
+	t_after = ensure_loaded;
 	t_only = argc > 1 ? argv[1] : NULL;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!module_loaded() && module_load()) {
@@ -872,11 +1095,13 @@ int main(int argc, char **argv)
 	RUN(t_stream_accept_side);
 	RUN(t_stream_client_side);
 	RUN(t_listener_fixed_at_listen);
+	RUN(t_refused_listen_records_nothing);
 	RUN(t_seqpacket);
 	RUN(t_socketpair);
 	RUN(t_peer_moves);
 	RUN(t_peer_exits);
 	RUN(t_pid_reused);
+	RUN(t_pid_namespace);
 	RUN(t_cgroup_removed);
 	RUN(t_cgroup_namespace);
 	RUN(t_errors);
@@ -884,6 +1109,11 @@ int main(int argc, char **argv)
 	RUN(t_ordering);
 	RUN(t_counters);
 	RUN(t_non_root_same_answer);
+	RUN(t_load_fails_without_ftrace);
+	if (failslab_available())
+		RUN(t_alloc_failure_means_no_record);
+	else
+		printf("# t_alloc_failure_means_no_record: needs CONFIG_FAILSLAB (make check-debug)\n");
 	RUN(t_connection_before_load);
 	RUN(t_address_reuse);
 	RUN(t_unload_during_storm);

@@ -69,6 +69,7 @@ struct peercgroup_query {
 	__u32 result_flags;
 	__u32 reserved;
 };
+
 #define PEERCGROUP_QUERY_SIZE_VER0	48
 
 /* peercgroup_version.features (out) */
@@ -97,6 +98,7 @@ struct peercgroup_version {
 	__u32 query_size;
 	char module_version[PEERCGROUP_VERSION_STRING_SIZE];
 };
+
 #define PEERCGROUP_VERSION_SIZE_VER0	56
 
 #define PEERCGROUP_IOC_MAGIC	0xC6

@@ -1,0 +1,34 @@
+# Benchmarks: what the module costs on connect, what a query costs, and the
+# memory of its side table, beside SO_PEERCRED and /proc.  Figures only:
+# nothing is asserted.  Not part of "make check".
+#
+#   make bench                      full run on 6.1 (~8 min on 2 cores)
+#   make bench KERNELS="6.1 7.3"    on other kernels too
+#   make bench-smoke                short rounds, 20 k connections (~1 min)
+#
+# Outputs: build/bench/KERNEL.{txt,csv,png}; see docs/BENCHMARKS.md.
+
+BENCH_ARGS ?=
+
+.PHONY: bench bench-smoke bench-bin
+
+$(B)/guest/bench: tests/bench/bench.c tests/guest/guest.h userlib/peercgroup.h \
+		include/uapi/linux/peercgroup.h $(B)/userlib/libpeercgroup.a
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -I$(CURDIR)/userlib -o $@ $< \
+		$(B)/userlib/libpeercgroup.a -lpthread -lm
+
+# Always ask userlib: it knows when its archive is stale.
+$(B)/userlib/libpeercgroup.a: FORCE-bench
+	$(MAKE) -C userlib static-lib O=$(B)/userlib
+
+.PHONY: FORCE-bench
+FORCE-bench:
+
+bench-bin: $(B)/guest/bench
+
+bench: deps bench-bin
+	scripts/bench.sh $(BENCH_ARGS) $(KERNELS)
+
+bench-smoke: deps bench-bin
+	scripts/bench.sh --quick $(BENCH_ARGS) $(firstword $(KERNELS))

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Harness self-test: a clean run.
+echo "ok - selftest/control"
