@@ -15,8 +15,8 @@
 #if !defined(CONFIG_CGROUPS)
 #error "peercgroup needs CONFIG_CGROUPS"
 #endif
-#if !defined(CONFIG_SECURITY)
-#error "peercgroup needs CONFIG_SECURITY: it hooks security_unix_stream_connect()"
+#if !defined(CONFIG_SECURITY) || !defined(CONFIG_SECURITY_NETWORK)
+#error "peercgroup needs CONFIG_SECURITY_NETWORK: it hooks security_unix_stream_connect()"
 #endif
 #if !defined(CONFIG_UNIX)
 #error "peercgroup needs CONFIG_UNIX"

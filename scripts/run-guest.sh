@@ -58,12 +58,18 @@ verdict="$out/verdict.txt"
 rm -f "$console" "$verdict"
 : >"$verdict"
 
+# One host thread for both vCPUs by default: with multi-threaded TCG a vCPU
+# can keep executing a stale translation of code that ftrace has just
+# re-patched (an int3 already gone from memory), which hangs or oopses the
+# guest when the module is unloaded under load.  PCG_QEMU_ACCEL=tcg selects
+# multi-threaded TCG anyway.
+accel=${PCG_QEMU_ACCEL:-tcg,thread=single}
 append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1"
 append+=" pcg.suites=$suites${only:+ pcg.only=$only} $append_extra"
 start=$(date +%s)
 set +e
 timeout --foreground "$timeout" qemu-system-x86_64 \
-	-accel tcg -cpu max -smp 2 -m "$mem" \
+	-accel "$accel" -cpu max -smp 2 -m "$mem" \
 	-nodefaults -no-reboot -display none -monitor none \
 	-kernel "$kernel" -initrd "$initrd" -append "$append" \
 	-serial "file:$console" -serial "file:$verdict" </dev/null
