@@ -24,7 +24,7 @@ DEBUG_FUZZ_ITERS ?= 200000
 # Multi-threaded TCG can run a stale translation of kernel text that ftrace
 # has just re-patched (an int3 already removed), which module unloads under
 # load hit; one host thread for all vCPUs keeps the hardware's semantics.
-# Read by scripts/run-guest.sh (PCG_QEMU_ACCEL, default tcg).
+# Read by scripts/run-guest.sh (PCG_QEMU_ACCEL), whose default is the same.
 REL_ACCEL ?= tcg,thread=single
 
 REL_GUEST := stress_suite security_suite fuzz_suite kmemleak_suite
@@ -61,6 +61,6 @@ check-debug: deps
 		--ko $(B)/kernels/debug-$(DEBUG_KERNEL)/peercgroup.ko --bins $(B)/guest \
 		--out $(B)/run/debug-$(DEBUG_KERNEL) --suites $(DEBUG_SUITES) \
 		--timeout 2400 --mem 2048 \
-		--append "kmemleak=on pcg.suite_timeout=1500 pcg.storm_rounds=$(DEBUG_ROUNDS) pcg.fuzz_iters=$(DEBUG_FUZZ_ITERS)"
+		--append "kmemleak=on slab_nomerge pcg.suite_timeout=1500 pcg.storm_rounds=$(DEBUG_ROUNDS) pcg.fuzz_iters=$(DEBUG_FUZZ_ITERS)"
 	@grep -a '^# \(storm\|fuzz\|kmemleak\)' $(B)/run/debug-$(DEBUG_KERNEL)/console.log | tr -d '\r' || true
 	@echo "debug kernel: $$(cat $(B)/cache/debug/$(DEBUG_KERNEL)/release), built in $$(cat $(B)/cache/debug/$(DEBUG_KERNEL)/build-seconds)s"
