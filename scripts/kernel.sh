@@ -30,6 +30,7 @@ usage: $PROG list                  names of the kernels in scripts/kernels.conf
        $PROG debug NAME            build a debug kernel (KASAN, kmemleak, lockdep, UBSAN) from
                                    Debian's linux-source of NAME into build/cache/debug/NAME
        $PROG debug-build NAME SRC OUT   build SRC against that debug kernel, copy peercgroup.ko to OUT/
+       $PROG checkpatch NAME       the path of checkpatch.pl from NAME's linux-source (fetched once)
 EOF
 	exit "${1:-2}"
 }
@@ -398,11 +399,51 @@ DEBUG_FRAGMENT=$TOP/scripts/debug-kernel.config
 # scripts/debug-kernel.config, "make bzImage modules" (no modules: that writes
 # Module.symvers).  Once: cached under build/cache/debug/NAME with vmlinuz, release,
 # build-seconds and the tree the module builds against.
+# source_tarball NAME: Debian's linux-source-X.Y of NAME's version, downloaded once into
+# build/cache/source/; sets SOURCE_TARBALL to its linux-source-X.Y.tar.xz.
+source_tarball() {
+	conf "$1"
+	local pkg dir
+	pkg=linux-source-$(cut -d. -f1,2 <<<"$K_VER")
+	dir=$CACHE/source/$pkg-$K_VER
+	SOURCE_TARBALL=$dir/usr/src/$pkg.tar.xz
+	[[ -f $SOURCE_TARBALL ]] && return 0
+	rm -rf "$dir" "$dir.tmp"
+	mkdir -p "$dir.tmp"
+	(
+		exec 9>"$CACHE/.lock-apt"
+		flock 9
+		apt_setup
+		[[ -f $APTDIR/updated ]] || apt_update
+		has "$pkg" "$K_VER" || apt_update
+		has "$pkg" "$K_VER" || die "$K_NAME: $pkg version $K_VER is not in the archive ($K_SUITE)"
+		note "$K_NAME: downloading $pkg=$K_VER"
+		cd "$dir.tmp" && apt-get -q "${APT_OPTS[@]}" download "$pkg=$K_VER" >&2
+	) || die "$K_NAME: download of $pkg=$K_VER failed"
+	dpkg -x "$dir.tmp"/"$pkg"_*.deb "$dir.tmp"
+	rm -f "$dir.tmp"/"$pkg"_*.deb
+	mv "$dir.tmp" "$dir"
+}
+
+# checkpatch NAME: the kernel's own scripts/checkpatch.pl (and the data files it reads)
+# from NAME's linux-source, into build/cache/checkpatch/; prints the script's path.
+checkpatch() {
+	local out=$CACHE/checkpatch/$1 top
+	if [[ ! -f $out/scripts/checkpatch.pl ]]; then
+		source_tarball "$1"
+		top=$(basename "$SOURCE_TARBALL" .tar.xz)
+		rm -rf "$out" && mkdir -p "$out"
+		tar -C "$out" --strip-components=1 -xaf "$SOURCE_TARBALL" \
+			"$top/scripts/checkpatch.pl" "$top/scripts/spelling.txt" \
+			"$top/scripts/const_structs.checkpatch"
+	fi
+	echo "$out/scripts/checkpatch.pl"
+}
+
 debug() {
 	conf "$1"
-	local dir=$CACHE/debug/$K_NAME mm pkg lk stamp
-	mm=$(cut -d. -f1,2 <<<"$K_VER")
-	pkg=linux-source-$mm
+	local dir=$CACHE/debug/$K_NAME pkg lk stamp
+	pkg=linux-source-$(cut -d. -f1,2 <<<"$K_VER")
 	stamp="$pkg $K_VER $(sha256sum "$DEBUG_FRAGMENT" | cut -c1-16) $(gcc -dumpfullversion)"
 	mkdir -p "$CACHE"
 	exec {lk}>"$CACHE/.lock-debug-$K_NAME"
@@ -423,21 +464,10 @@ debug() {
 			die "debug kernel: cannot install ${missing[*]}"
 	fi
 	rm -rf "$dir" "$dir.tmp"
-	mkdir -p "$dir.tmp/deb"
-	(
-		exec 9>"$CACHE/.lock-apt"
-		flock 9
-		apt_setup
-		[[ -f $APTDIR/updated ]] || apt_update
-		has "$pkg" "$K_VER" || apt_update
-		has "$pkg" "$K_VER" || die "$K_NAME: $pkg version $K_VER is not in the archive ($K_SUITE)"
-		note "$K_NAME: downloading $pkg=$K_VER"
-		cd "$dir.tmp/deb" && apt-get -q "${APT_OPTS[@]}" download "$pkg=$K_VER" >&2
-	) || die "$K_NAME: download of $pkg=$K_VER failed"
-	dpkg -x "$dir.tmp/deb"/"$pkg"_*.deb "$dir.tmp/deb/x"
+	mkdir -p "$dir.tmp"
+	source_tarball "$1"
 	note "$K_NAME: unpacking $pkg"
-	tar -C "$dir.tmp" -xaf "$dir.tmp/deb/x/usr/src/$pkg.tar.xz"
-	rm -rf "$dir.tmp/deb"
+	tar -C "$dir.tmp" -xaf "$SOURCE_TARBALL"
 	mv "$dir.tmp/$pkg" "$dir.tmp/tree"
 	local tree=$dir.tmp/tree log=$dir.tmp/build.log start secs
 	local -a mk=(make -C "$tree" ARCH=x86_64 LOCALVERSION=-pcgdebug)
@@ -501,6 +531,7 @@ modver) (($# == 1)) || usage; modver "$1" ;;
 build) (($# == 3)) || usage; build "$@" ;;
 debug) (($# == 1)) || usage; debug "$1" ;;
 debug-build) (($# == 3)) || usage; debug_build "$@" ;;
+checkpatch) (($# == 1)) || usage; checkpatch "$1" ;;
 -h | --help | help) usage 0 ;;
 *) usage ;;
 esac
