@@ -61,6 +61,6 @@ check-debug: deps
 		--ko $(B)/kernels/debug-$(DEBUG_KERNEL)/peercgroup.ko --bins $(B)/guest \
 		--out $(B)/run/debug-$(DEBUG_KERNEL) --suites $(DEBUG_SUITES) \
 		--timeout 2400 --mem 2048 \
-		--append "kmemleak=on slab_nomerge pcg.suite_timeout=1500 pcg.storm_rounds=$(DEBUG_ROUNDS) pcg.fuzz_iters=$(DEBUG_FUZZ_ITERS)"
+		--append "kmemleak=on slab_nomerge slub_debug=A,pcg_entry pcg.suite_timeout=1500 pcg.storm_rounds=$(DEBUG_ROUNDS) pcg.fuzz_iters=$(DEBUG_FUZZ_ITERS)"
 	@grep -a '^# \(storm\|fuzz\|kmemleak\)' $(B)/run/debug-$(DEBUG_KERNEL)/console.log | tr -d '\r' || true
 	@echo "debug kernel: $$(cat $(B)/cache/debug/$(DEBUG_KERNEL)/release), built in $$(cat $(B)/cache/debug/$(DEBUG_KERNEL)/build-seconds)s"
