@@ -26,29 +26,6 @@
 #include <sys/mman.h>
 #include <time.h>
 
-static long long cmdline_ll(const char *key, const char *env, long long def)
-{
-	char buf[4096], *w, *save;
-	const char *e = getenv(env);
-	ssize_t n;
-	int fd;
-
-	if (e && *e)
-		return strtoll(e, NULL, 0);
-	fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return def;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return def;
-	buf[n] = 0;
-	for (w = strtok_r(buf, " \n", &save); w; w = strtok_r(NULL, " \n", &save))
-		if (!strncmp(w, key, strlen(key)) && w[strlen(key)] == '=')
-			return strtoll(w + strlen(key) + 1, NULL, 0);
-	return def;
-}
-
 static uint64_t rnd(uint64_t *s)
 {
 	*s ^= *s >> 12;
@@ -185,8 +162,8 @@ static const int allowed[] = {
 
 static void t_fuzz_ioctl(void)
 {
-	long long iters = cmdline_ll("pcg.fuzz_iters", "PCG_FUZZ_ITERS", 200000);
-	uint64_t seed = cmdline_ll("pcg.fuzz_seed", "PCG_FUZZ_SEED", 0x5eed0001);
+	long long iters = knob("pcg.fuzz_iters", "PCG_FUZZ_ITERS", 200000);
+	uint64_t seed = knob("pcg.fuzz_seed", "PCG_FUZZ_SEED", 0x5eed0001);
 	uint64_t s = seed ? seed : 1;
 	long long count[sizeof(allowed) / sizeof(allowed[0])] = { 0 };
 	long long bad = 0;

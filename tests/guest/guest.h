@@ -118,17 +118,48 @@ static int write_file(const char *path, const char *s)
 	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
-static long read_long(const char *path)
+/* Reads @path into @buf, NUL-terminated; returns the length or -1. */
+static ssize_t read_text(const char *path, char *buf, size_t size)
 {
-	char buf[64] = "";
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
-	return n > 0 ? strtol(buf, NULL, 10) : -1;
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	return n;
+}
+
+static long read_long(const char *path)
+{
+	char buf[64];
+
+	return read_text(path, buf, sizeof(buf)) > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+/*
+ * A size knob of a suite: environment variable @env, else the word
+ * @key=N on the kernel command line (run-guest.sh --append), else @def.
+ */
+static __attribute__((unused)) long long
+knob(const char *key, const char *env, long long def)
+{
+	char buf[4096], *w, *save;
+	const char *e = getenv(env);
+	size_t len = strlen(key);
+
+	if (e && *e)
+		return strtoll(e, NULL, 0);
+	if (read_text("/proc/cmdline", buf, sizeof(buf)) <= 0)
+		return def;
+	for (w = strtok_r(buf, " \n", &save); w; w = strtok_r(NULL, " \n", &save))
+		if (!strncmp(w, key, len) && w[len] == '=')
+			return strtoll(w + len + 1, NULL, 0);
+	return def;
 }
 
 /* ---- cgroups ---- */
@@ -172,18 +203,10 @@ static uint64_t cg_id(const char *name)
 static int proc_cgroup(pid_t pid, char *out, size_t size)
 {
 	char p[64], buf[4096];
-	ssize_t n;
-	int fd;
 
 	snprintf(p, sizeof(p), "/proc/%d/cgroup", (int)pid);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_text(p, buf, sizeof(buf)) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
 	for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n")) {
 		if (!strncmp(l, "0::", 3)) {
 			snprintf(out, size, "%s", l + 3);

@@ -31,29 +31,6 @@
 #define NCG 4
 #define WORKERS 6
 
-static long cmdline_long(const char *key, const char *env, long def)
-{
-	char buf[4096], *w, *save;
-	const char *e = getenv(env);
-	ssize_t n;
-	int fd;
-
-	if (e && *e)
-		return strtol(e, NULL, 0);
-	fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return def;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return def;
-	buf[n] = 0;
-	for (w = strtok_r(buf, " \n", &save); w; w = strtok_r(NULL, " \n", &save))
-		if (!strncmp(w, key, strlen(key)) && w[strlen(key)] == '=')
-			return strtol(w + strlen(key) + 1, NULL, 0);
-	return def;
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -258,32 +235,25 @@ static int unload_retrying(long *busy)
 static long cgroup_stat(const char *key)
 {
 	char buf[1024], *p;
-	ssize_t n;
-	int fd = open(CGROOT "/cgroup.stat", O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
+	if (read_text(CGROOT "/cgroup.stat", buf, sizeof(buf)) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
 	p = strstr(buf, key);
 	return p ? strtol(p + strlen(key) + 1, NULL, 10) : -1;
 }
 
 static void t_storm(void)
 {
-	long rounds = cmdline_long("pcg.storm_rounds", "PCG_STORM_ROUNDS", 300);
+	long rounds = knob("pcg.storm_rounds", "PCG_STORM_ROUNDS", 300);
 	long total = rounds * WORKERS, busy = 0, live0, dying = -1;
-	int cycles_want = cmdline_long("pcg.storm_cycles", "PCG_STORM_CYCLES", 100);
+	int cycles_want = knob("pcg.storm_cycles", "PCG_STORM_CYCLES", 100);
 	long per_cycle = total / (cycles_want + 1) > WORKERS ? total / (cycles_want + 1) : WORKERS;
 	pid_t pids[WORKERS];
 	int cycles = 0, status;
 	double t0, t1, waited;
 	char err[160] = "";
 	/* pcg.storm_control=1: a diagnosis aid, see above */
-	bool control = cmdline_long("pcg.storm_control", "PCG_STORM_CONTROL", 0);
+	bool control = knob("pcg.storm_control", "PCG_STORM_CONTROL", 0);
 
 	for (int i = 0; i < NCG; i++)
 		SYS(cg_create(cgs[i]));
