@@ -48,7 +48,7 @@ guest-bins: $(B)/guest/module_suite
 	cp $(B)/userlib/guest/lib_suite $(B)/userlib/static/peercgroup $(B)/guest/
 
 unit:
-	$(MAKE) -C userlib check O=$(B)/userlib
+	$(MAKE) -C userlib check check-install O=$(B)/userlib
 
 check: deps
 	$(MAKE) unit
