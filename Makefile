@@ -11,7 +11,7 @@ SUITES ?= module_suite,lib_suite,security_suite,fuzz_suite
 GUEST_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -g -static -I$(CURDIR)/include/uapi
 
 .PHONY: all module userlib guest-bins unit deps check check-matrix demo \
-	install uninstall clean help
+	install clean help
 
 all: module userlib
 
@@ -28,6 +28,9 @@ help:
 	@echo "make check-dkms    install with DKMS, boot the installed module, uninstall"
 	@echo "make bench         benchmarks on 6.1 (KERNELS=...), results in build/bench/"
 	@echo "make bench-smoke   a short benchmark run (< 1 min)"
+	@echo "make check-stress  the storm (100 reloads), 5M ioctl fuzz, classifier libFuzzer"
+	@echo "make check-debug   every suite + the storm on a KASAN/lockdep/UBSAN 6.1 kernel"
+	@echo "make checkpatch    checkpatch.pl --strict on the module and the uapi header"
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -38,7 +41,8 @@ userlib:
 deps:
 	@scripts/deps.sh
 
-# Static guest programs: the module suite and the library's suite.
+# Static guest programs: the module suite, the library's suite, the CLI;
+# the mk/ fragments add theirs.
 $(B)/guest/module_suite: tests/guest/module_suite.c tests/guest/guest.h include/uapi/linux/peercgroup.h
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
