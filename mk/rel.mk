@@ -17,7 +17,7 @@ STRESS_ROUNDS ?= 1000
 STRESS_FUZZ_ITERS ?= 5000000
 STRESS_FUZZ_RUNS ?= 2000000
 DEBUG_KERNEL ?= 6.1
-DEBUG_SUITES ?= module_suite,lib_suite,security_suite,stress_suite,fuzz_suite,kmemleak_suite
+DEBUG_SUITES ?= module_suite,lib_suite,security_suite,path_suite,ns_suite,stress_suite,fuzz_suite,kmemleak_suite
 DEBUG_ROUNDS ?= 300
 DEBUG_FUZZ_ITERS ?= 200000
 
