@@ -609,36 +609,35 @@ static void one_ns_case(const struct ns_case *k)
 	}
 	if ((lfd = listen_on(sname, SOCK_STREAM)) < 0 || peer_start(&p, &peerc, sname) ||
 	    (acc = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) < 0 ||
-	    (cli = connect_to(p.lname, SOCK_STREAM)) < 0 || pipe2(res, O_CLOEXEC)) {
+	    (cli = connect_to(p.lname, SOCK_STREAM)) < 0) {
 		snprintf(msg, sizeof(msg), "setup: %s", strerror(errno));
 		goto out;
 	}
+	/* the child's message, if any, is the failure; then its status */
 	for (int end = 0; end < 2 && !msg[0]; end++) {
+		ssize_t n;
+
+		if (pipe2(res, O_CLOEXEC)) {
+			snprintf(msg, sizeof(msg), "pipe: %s", strerror(errno));
+			break;
+		}
 		child = fork();
 		if (child == 0) {
 			close(res[0]);
 			ns_ask(res[1], &root, end ? cli : acc, want, len, chain_id(&peerc), p.pid);
 		}
+		close(res[1]);
+		n = read(res[0], msg, sizeof(msg) - 1);
+		msg[n > 0 ? n : 0] = 0;
+		close(res[0]);
 		status = -1;
 		if (child > 0)
 			waitpid(child, &status, 0);
-		/* the child wrote at most one message and exited */
-		if (status) {
-			ssize_t n;
-
-			close(res[1]);
-			n = read(res[0], msg, sizeof(msg) - 1);
-			msg[n > 0 ? n : 0] = 0;
-			if (!msg[0])
-				snprintf(msg, sizeof(msg), "child status %#x", status);
-			close(res[0]);
-			res[0] = res[1] = -1;
-			break;
-		}
-	}
-	if (res[0] >= 0) {
-		close(res[0]);
-		close(res[1]);
+		if (!msg[0] && status)
+			snprintf(msg, sizeof(msg), "child status %#x", status);
+		if (msg[0])
+			snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), " (%s end)",
+				 end ? "client" : "accepted");
 	}
 	printf("# ns %s: \"/..\" x %d + %zu bytes = %zu bytes\n", k->what, root.depth,
 	       peerc.len, len);
