@@ -87,7 +87,7 @@ static int pcg_check_socket(const struct sock *sk)
  *  - a css_set never changes its dfl_cgrp after find_css_set() made it,
  *    and holds a reference on it (link_css_set(); init_css_set's is
  *    cgrp_dfl_root.cgrp, never freed).
- * All four points hold in 5.10, 6.1, 6.12 and 7.3.
+ * Each point holds in 5.10, 6.1, 6.12 and 7.3.
  */
 static struct cgroup *pcg_cgroup_ns_root(void)
 {
@@ -118,7 +118,7 @@ static struct cgroup *pcg_cgroup_ns_root(void)
  *  - both nodes are in cgrp_dfl_root's kernfs tree (the caller checks
  *    cgrp->root), so kernfs_common_ancestor() finds an ancestor.
  *  - names and parents: kernfs_path_from_node() takes kernfs_rename_lock
- *    itself (5.10 spinlock, 6.1 and 6.12 rwlock; 7.3 RCU, the cgroup
+ *    itself (5.10 and 6.1 a spinlock, 6.12 an rwlock; 7.3 RCU, the cgroup
  *    kernfs root being KERNFS_ROOT_INVARIANT_PARENT), and a v2 cgroup
  *    cannot be renamed at all (only cgroup v1 has kernfs .rename).
  */
