@@ -10,8 +10,6 @@
  * are built with mkdirat() from directory fds.  Runs as root in the guest
  * with cgroup2 at CGROOT.  Usage: path_suite [TEST]
  */
-/* guest.h's client helpers serve the other suites */
-#pragma GCC diagnostic ignored "-Wunused-function"
 #include "guest.h"
 
 #include <limits.h>
@@ -478,7 +476,7 @@ static const size_t lengths[] = {
 
 static void p_lengths(void)
 {
-	for (size_t i = 0; i < sizeof(lengths) / sizeof(lengths[0]) && !t_failed; i++)
+	for (size_t i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++)
 		one_length(lengths[i]);
 	printf("# lengths: %zu lengths from 1 to %zu, each at path_size len+1, len, 0 (and NULL), from both ends, ioctl + library + CLI\n",
 	       sizeof(lengths) / sizeof(lengths[0]), lengths[sizeof(lengths) / sizeof(lengths[0]) - 1]);
@@ -531,64 +529,76 @@ struct ns_case {
 	size_t below;		/* length of the peer's path below CGROOT */
 };
 
+struct ns_ask {
+	const struct chain *root;	/* the namespace root: its deepest cgroup */
+	int fd;				/* a socket whose peer is beside it */
+	const char *want;		/* NULL: longer than the module answers */
+	size_t len;
+	uint64_t id;
+	pid_t pid;
+};
+
 /*
- * In a child: enter @root's deepest cgroup, unshare the cgroup namespace
- * there, and ask about @fd (a peer in @peer, beside it), comparing with
- * /proc/PID/cgroup read from inside.  Writes a message on failure.
+ * In a child: enter the namespace root, unshare the cgroup namespace
+ * there, and ask, comparing with /proc/PID/cgroup read from inside.
  */
-static void ns_ask(int out, const struct chain *root, int fd, const char *want, size_t len,
-		   uint64_t id, pid_t pid)
+static void ns_ask(void *arg)
 {
-	size_t cap = len + 64;
+	const struct ns_ask *k = arg;
+	size_t cap = k->len + 64;
 	unsigned char *buf = malloc(cap);
 	char *proc = malloc(PATH_MAX + 64);
 	struct peercgroup_query q;
 	struct peercgroup_info info;
 	int err, perr;
 
-	if (!buf || !proc || chain_enter(root, 0) || unshare(CLONE_NEWCGROUP))
-		_exit(dprintf(out, "setup: %s", strerror(errno)) && 0);
-	perr = proc_cgroup_long(pid, proc, PATH_MAX + 64);
-	if (want && (perr || strcmp(proc, want)))
-		_exit(dprintf(out, "/proc/%d/cgroup: err %d \"%.80s...\", built \"%.80s...\"",
-			      (int)pid, perr, perr ? "" : proc, want) && 0);
+	CHECK(buf && proc, "malloc");
+	SYS(chain_enter(k->root, 0));
+	SYS(unshare(CLONE_NEWCGROUP));
+	perr = proc_cgroup_long(k->pid, proc, PATH_MAX + 64);
+	if (k->want)
+		CHECK(!perr && !strcmp(proc, k->want),
+		      "/proc/%d/cgroup: err %d \"%.80s...\", built \"%.80s...\"", (int)k->pid,
+		      perr, perr ? "" : proc, k->want);
 	/* 5.10 says ENAMETOOLONG; 6.1+ too, or silently cuts the names part */
-	if (!want && perr != -ENAMETOOLONG && (perr || strlen(proc) > LONGEST))
-		_exit(dprintf(out, "/proc/%d/cgroup: err %d, a path of %zu bytes", (int)pid,
-			      perr, perr ? 0 : strlen(proc)) && 0);
-	err = raw_query(fd, &q, buf, cap, len + 1, false);
-	if (want && (err || q.path_len != len || memcmp(buf, want, len + 1) ||
-		     !all_canary(buf + len + 1, cap - len - 1)))
-		_exit(dprintf(out, "path_size len+1: err %d path_len %u", err, q.path_len) && 0);
-	if (!want && (err != -ENAMETOOLONG || q.path_len || !all_canary(buf, cap)))
-		_exit(dprintf(out, "want ENAMETOOLONG: err %d path_len %u", err, q.path_len) && 0);
-	if (q.cgroup_id != id || q.pid != pid)
-		_exit(dprintf(out, "id %llu pid %d", (unsigned long long)q.cgroup_id, q.pid) && 0);
-	for (int k = 0; want && k < 2; k++) {
-		err = raw_query(fd, &q, buf, cap, k ? 0 : len, false);
-		if (err != -ERANGE || q.path_len != len || !all_canary(buf, cap))
-			_exit(dprintf(out, "path_size %zu: err %d path_len %u", k ? 0 : len, err,
-				      q.path_len) && 0);
+	else
+		CHECK(perr == -ENAMETOOLONG || (!perr && strlen(proc) <= LONGEST),
+		      "/proc/%d/cgroup: err %d, a path of %zu bytes", (int)k->pid, perr,
+		      perr ? 0 : strlen(proc));
+	err = raw_query(k->fd, &q, buf, cap, k->len + 1, false);
+	if (k->want)
+		CHECK(!err && q.path_len == k->len && !memcmp(buf, k->want, k->len + 1) &&
+		      all_canary(buf + k->len + 1, cap - k->len - 1),
+		      "path_size len+1: err %d path_len %u", err, q.path_len);
+	else
+		CHECK(err == -ENAMETOOLONG && !q.path_len && all_canary(buf, cap),
+		      "want ENAMETOOLONG: err %d path_len %u", err, q.path_len);
+	CHECK(q.cgroup_id == k->id && q.pid == k->pid, "id %llu pid %d",
+	      (unsigned long long)q.cgroup_id, q.pid);
+	for (int i = 0; k->want && i < 2; i++) {
+		err = raw_query(k->fd, &q, buf, cap, i ? 0 : k->len, false);
+		CHECK(err == -ERANGE && q.path_len == k->len && all_canary(buf, cap),
+		      "path_size %zu: err %d path_len %u", i ? 0 : k->len, err, q.path_len);
 	}
-	err = peercgroup_get(fd, 0, &info);
-	if (want ? err || strcmp(info.path, want) || info.path_len != len :
-		   err != -ENAMETOOLONG)
-		_exit(dprintf(out, "peercgroup_get: %d", err) && 0);
+	err = peercgroup_get(k->fd, 0, &info);
+	if (k->want)
+		CHECK(!err && !strcmp(info.path, k->want) && info.path_len == k->len,
+		      "peercgroup_get: %d", err);
+	else
+		CHECK_INT(-ENAMETOOLONG, err);
 	peercgroup_info_free(&info);
-	_exit(0);
 }
 
 static void one_ns_case(const struct ns_case *k)
 {
 	struct chain root, peerc;
 	struct peer p = { 0 };
-	char sname[48], msg[512] = "", *want = NULL;
+	char sname[48], *want = NULL;
 	size_t len;
-	int lfd = -1, acc = -1, cli = -1, res[2], status, err;
-	pid_t child;
+	int lfd = -1, acc = -1, cli = -1, err;
 
 	snprintf(sname, sizeof(sname), "pcg-path-ns-%d", (int)getpid());
-	/* the namespace root: "nsr" + one-byte levels, @up levels deep */
+	/* the namespace root: one-byte names, @up + 1 levels deep */
 	err = chain_make_below(&root, -1, "", 2 * k->up + 2, 1, "n");
 	if (!err)
 		err = chain_make(&peerc, k->below, "pcgpeer");
@@ -597,7 +607,6 @@ static void one_ns_case(const struct ns_case *k)
 		chain_free(&peerc);
 		FAIL("%s: making the cgroups: %s", k->what, strerror(-err));
 	}
-	/* root has up + 1 levels: 1-byte names; 2 * (up + 1) bytes */
 	len = 3 * (size_t)root.depth + peerc.len;
 	if (len <= LONGEST) {
 		want = malloc(len + 1);
@@ -610,38 +619,18 @@ static void one_ns_case(const struct ns_case *k)
 	if ((lfd = listen_on(sname, SOCK_STREAM)) < 0 || peer_start(&p, &peerc, sname) ||
 	    (acc = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) < 0 ||
 	    (cli = connect_to(p.lname, SOCK_STREAM)) < 0) {
-		snprintf(msg, sizeof(msg), "setup: %s", strerror(errno));
-		goto out;
-	}
-	/* the child's message, if any, is the failure; then its status */
-	for (int end = 0; end < 2 && !msg[0]; end++) {
-		ssize_t n;
+		t_failf(__FILE__, __LINE__, "%s: setup: %s", k->what, strerror(errno));
+	} else {
+		struct ns_ask a = { &root, acc, want, len, chain_id(&peerc), p.pid };
 
-		if (pipe2(res, O_CLOEXEC)) {
-			snprintf(msg, sizeof(msg), "pipe: %s", strerror(errno));
-			break;
-		}
-		child = fork();
-		if (child == 0) {
-			close(res[0]);
-			ns_ask(res[1], &root, end ? cli : acc, want, len, chain_id(&peerc), p.pid);
-		}
-		close(res[1]);
-		n = read(res[0], msg, sizeof(msg) - 1);
-		msg[n > 0 ? n : 0] = 0;
-		close(res[0]);
-		status = -1;
-		if (child > 0)
-			waitpid(child, &status, 0);
-		if (!msg[0] && status)
-			snprintf(msg, sizeof(msg), "child status %#x", status);
-		if (msg[0])
-			snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), " (%s end)",
-				 end ? "client" : "accepted");
+		printf("# ns %s: \"/..\" x %d + %zu bytes = %zu bytes\n", k->what, root.depth,
+		       peerc.len, len);
+		printf("# ns %s: the accepting end\n", k->what);
+		t_in_child(ns_ask, &a);
+		printf("# ns %s: the connecting end\n", k->what);
+		a.fd = cli;
+		t_in_child(ns_ask, &a);
 	}
-	printf("# ns %s: \"/..\" x %d + %zu bytes = %zu bytes\n", k->what, root.depth,
-	       peerc.len, len);
-out:
 	if (acc >= 0)
 		close(acc);
 	if (cli >= 0)
@@ -652,7 +641,6 @@ out:
 	chain_free(&root);
 	chain_free(&peerc);
 	free(want);
-	CHECK(!msg[0], "%s: %s", k->what, msg);
 }
 
 static void p_cgroup_namespace(void)
@@ -673,23 +661,17 @@ static void p_cgroup_namespace(void)
 		{ "dotdot over PATH_MAX", 1400, 20 },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]) && !t_failed; i++)
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		one_ns_case(&cases[i]);
 }
 
 int main(int argc, char **argv)
 {
-	t_suite = "path";
-	t_only = argc > 1 ? argv[1] : NULL;
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!module_loaded() && module_load()) {
-		printf("not ok - path/setup: cannot load %s: %s\n", module_path(),
-		       strerror(errno));
+	guest_begin("path", argc, argv);
+	if (module_require())
 		return 1;
-	}
 	RUN(p_lengths);
 	RUN(p_kubepods_193);
 	RUN(p_cgroup_namespace);
-	printf("# path: %d passed, %d failed\n", t_pass, t_fail);
-	return 0;
+	return guest_end();
 }
