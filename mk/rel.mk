@@ -27,7 +27,7 @@ DEBUG_FUZZ_ITERS ?= 200000
 # Read by scripts/run-guest.sh (PCG_QEMU_ACCEL), whose default is the same.
 REL_ACCEL ?= tcg,thread=single
 
-REL_GUEST := stress_suite security_suite fuzz_suite kmemleak_suite
+REL_GUEST := stress_suite security_suite fuzz_suite kmemleak_suite race_suite
 
 $(addprefix $(B)/guest/,$(REL_GUEST)): $(B)/guest/%: tests/guest/%.c tests/guest/guest.h \
 		include/uapi/linux/peercgroup.h
