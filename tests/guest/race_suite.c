@@ -12,8 +12,6 @@
  * Sizes: pcg.race_conns=N connections during the race (default 50000),
  *        pcg.rest_conns=N connections after it (default 3000).
  */
-/* guest.h's client helpers serve the other suites */
-#pragma GCC diagnostic ignored "-Wunused-function"
 #include "guest.h"
 
 #include <poll.h>
@@ -339,23 +337,13 @@ static void r_relisten_race_matches_peercred(void)
 	}
 	/* At rest, nothing is left to doubt. */
 	CHECK_INT(0, race->client[AFTER].unknown);
-	cg_remove("race/cli");
-	cg_remove("race/a");
-	cg_remove("race/b");
-	cg_remove("race");
 }
 
 int main(int argc, char **argv)
 {
-	t_suite = "race";
-	t_only = argc > 1 ? argv[1] : NULL;
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!module_loaded() && module_load()) {
-		printf("not ok - race/setup: cannot load %s: %s\n", module_path(),
-		       strerror(errno));
-		return 1;
-	}
+	guest_begin("race", argc, argv);
+	if (module_require())
+		return guest_end();
 	RUN(r_relisten_race_matches_peercred);
-	printf("# race: %d passed, %d failed\n", t_pass, t_fail);
-	return 0;
+	return guest_end();
 }
