@@ -216,7 +216,7 @@ static long pcg_ioctl_query(void __user *uarg)
 	 * guaranteed inside the RCU section: take our own references.
 	 */
 	rcu_read_lock();
-	entry = pcg_lookup(&pcg_peers, sock->sk);
+	entry = pcg_peer_lookup(sock->sk);
 	if (entry) {
 		cgrp = entry->cgrp;
 		cgroup_get(cgrp);
