@@ -37,8 +37,8 @@
 #include <sys/stat.h>
 
 #include "peercgroup.h"
+#include "internal.h"
 
-#define PUBLIC __attribute__((visibility("default")))
 #define MAX_PATH_LEN 65536
 #define CGROUP_NAME_MAX 255	/* kernfs names are at most NAME_MAX bytes */
 /* nsfs inode of the initial cgroup namespace (PROC_CGROUP_INIT_INO). */

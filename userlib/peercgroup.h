@@ -12,13 +12,21 @@
  * - Every int-returning call returns 0 on success or a NEGATIVE errno value
  *   on failure; errno is not used.  peercgroup_strerror() describes it.
  * - -ENOPKG means the kernel module is not loaded (/dev/peercgroup missing
- *   or without a driver).  The library never guesses in that case.
+ *   or without a driver).  -ENODEV means it is loaded (/sys/module/peercgroup
+ *   exists) but this process cannot see the node: a sandboxed service
+ *   (PrivateDevices=yes).  -EACCES: the node is there but opening it is
+ *   denied (DevicePolicy=, DeviceAllow=).  The library never guesses.
  * - All calls are thread-safe.  /dev/peercgroup is opened once per process,
- *   lazily, with O_CLOEXEC, and reopened in the child after fork().
+ *   lazily (or by peercgroup_open_device()), with O_CLOEXEC, and reopened
+ *   in every child: fork(), _Fork(), clone() without CLONE_VM (the cached
+ *   descriptor sits in a MADV_WIPEONFORK page).
+ * - An open descriptor pins the module: "modprobe -r" fails and an upgraded
+ *   module takes effect once the daemons holding it restart.  "peercgroup
+ *   status" lists the holders.
  * - Strings in structs are always NUL-terminated.
  */
-#ifndef PEERCGROUP_H
-#define PEERCGROUP_H
+#ifndef LIBPEERCGROUP_PEERCGROUP_H
+#define LIBPEERCGROUP_PEERCGROUP_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -112,6 +120,14 @@ struct peercgroup_module {
 
 /* Describe the loaded module.  -ENOPKG if it is not loaded. */
 int peercgroup_module_info(struct peercgroup_module *mod);
+
+/*
+ * Open /dev/peercgroup now and keep it for the process's lifetime, instead
+ * of on the first query.  Call it before dropping privileges, entering a
+ * chroot, a mount namespace or a seccomp/Landlock sandbox that would hide
+ * or deny the device.  0, or -ENOPKG, -ENODEV, -EACCES, -EPROTO.
+ */
+int peercgroup_open_device(void);
 
 /* The library's version, e.g. "0.1.0". */
 const char *peercgroup_library_version(void);
@@ -298,7 +314,40 @@ struct peercgroup_container {
 int peercgroup_classify(const char *path, size_t len,
 			struct peercgroup_container *out);
 
+/* ---- one fact about a peer, like sd_peer_get_*(3) ---- */
+
+/*
+ * All from the connect-time record (the module), never from the peer's
+ * cgroup now, and classified as peercgroup_classify_path(.., 0, ..) does.
+ * Each returns 0, a peercgroup_get() error, or -ENXIO when the peer's
+ * cgroup names no such thing.  Strings are malloc()ed; the caller frees.
+ */
+
+/* The whole classification of the peer.  @flags: 0 or PEERCGROUP_GET_LIVE
+ * (the peer's cgroup now, asked for explicitly).  @out->size as for
+ * peercgroup_classify_path(); on failure @out is the empty result. */
+int peercgroup_peer_classify(int sockfd, unsigned int flags, struct peercgroup_class *out);
+
+/* The system unit ("sshd.service", "user@1000.service", "docker-<id>.scope"),
+ * as sd_peer_get_unit() names it. */
+int peercgroup_peer_get_unit(int sockfd, char **unit);
+
+/* The unit inside the user's service manager ("dbus.service",
+ * "app-gnome-org.gnome.Maps-42.scope"), as sd_peer_get_user_unit(). */
+int peercgroup_peer_get_user_unit(int sockfd, char **unit);
+
+/* The uid of user-UID.slice or user@UID.service. */
+int peercgroup_peer_get_owner_uid(int sockfd, uid_t *uid);
+
+/* The machine: systemd-nspawn@NAME.service or machined's machine-NAME.scope. */
+int peercgroup_peer_get_machine_name(int sockfd, char **machine);
+
+/* The container runtime and its id or name.  -ENXIO for anything else,
+ * including a runtime's monitor (conmon, lxc.monitor, nspawn supervisor),
+ * which is not the container: see peercgroup_peer_classify() for those. */
+int peercgroup_peer_get_container(int sockfd, enum peercgroup_runtime *runtime, char **id);
+
 #ifdef __cplusplus
 }
 #endif
-#endif /* PEERCGROUP_H */
+#endif /* LIBPEERCGROUP_PEERCGROUP_H */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "peercgroup.h"
+#include "internal.h"
 
 /* Exit codes, documented in peercgroup(1). */
 enum {
@@ -29,26 +30,6 @@ enum {
 
 static int json, live, seqpacket;
 static unsigned long count;
-
-static const char *errname(int err)
-{
-	switch (err < 0 ? -err : err) {
-	case ENOPKG: return "ENOPKG";
-	case EACCES: return "EACCES";
-	case EPROTO: return "EPROTO";
-	case ENODATA: return "ENODATA";
-	case ENOTCONN: return "ENOTCONN";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EAFNOSUPPORT: return "EAFNOSUPPORT";
-	case ENOTSOCK: return "ENOTSOCK";
-	case EBADF: return "EBADF";
-	case ESRCH: return "ESRCH";
-	case ENOMEDIUM: return "ENOMEDIUM";
-	case EINVAL: return "EINVAL";
-	case ENOMEM: return "ENOMEM";
-	default: return "EOTHER";
-	}
-}
 
 static int exit_code(int err)
 {
@@ -114,7 +95,7 @@ static int cmd_status(void)
 		printf("{\"library_version\":\"%s\",\"module_loaded\":%s", peercgroup_library_version(),
 		       r == 0 ? "true" : "false");
 		if (r < 0) {
-			printf(",\"error\":\"%s\",\"message\":", errname(r));
+			printf(",\"error\":\"%s\",\"message\":", pcg_errno_name(r));
 			put_json(stdout, peercgroup_strerror(r));
 		}
 	} else {
@@ -183,11 +164,11 @@ static int report(FILE *f, int fd)
 
 	if (r < 0) {
 		if (json) {
-			fprintf(f, "{\"error\":\"%s\",\"message\":", errname(r));
+			fprintf(f, "{\"error\":\"%s\",\"message\":", pcg_errno_name(r));
 			put_json(f, peercgroup_strerror(r));
 			fputs("}\n", f);
 		} else {
-			fprintf(f, "error=%s message=%s\n", errname(r), peercgroup_strerror(r));
+			fprintf(f, "error=%s message=%s\n", pcg_errno_name(r), peercgroup_strerror(r));
 		}
 		return r;
 	}
