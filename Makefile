@@ -6,7 +6,7 @@ B := $(CURDIR)/build
 # Kernels the guest suites run on: "make check KERNELS='6.1 7.3'".
 KERNELS ?= 6.1
 MATRIX := $(shell scripts/kernel.sh list 2>/dev/null)
-SUITES ?= module_suite,lib_suite,security_suite,fuzz_suite
+SUITES ?= module_suite,lib_suite,security_suite,fuzz_suite,api_suite
 
 GUEST_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -g -static -I$(CURDIR)/include/uapi
 
@@ -49,7 +49,8 @@ $(B)/guest/module_suite: tests/guest/module_suite.c tests/guest/guest.h include/
 
 guest-bins: $(B)/guest/module_suite
 	$(MAKE) -C userlib guest-tests static-cli O=$(B)/userlib
-	cp $(B)/userlib/guest/lib_suite $(B)/userlib/static/peercgroup $(B)/guest/
+	cp $(B)/userlib/guest/lib_suite $(B)/userlib/guest/api_suite $(B)/userlib/static/peercgroup \
+		$(B)/userlib/static/responder $(B)/guest/
 
 unit:
 	$(MAKE) -C userlib check check-install O=$(B)/userlib

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The library's daemon-facing API against the real module: the
+ * sd_peer_get_*()-like getters (compared with the kernel's own
+ * /proc/PID/cgroup), the sandboxed-daemon errors (a node hidden by a private
+ * /dev, a node the caller may not open), the device cache in a _Fork()
+ * child, and the example responder's policy decisions over real clients.
+ * Runs as root in the guest, cgroup2 at CGROOT.  Usage: api_suite [TEST]
+ */
+/* guest.h's client helpers serve the other suites */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "guest.h"
+
+#include <limits.h>
+#include <sys/mount.h>
+#include <sys/sysmacros.h>
+
+#include "peercgroup.h"
+#include "internal.h"
+
+#define RESPONDER "/bin/responder"
+
+/* mkdir -p under CGROOT */
+static int cg_mkdir_p(const char *path)
+{
+	char p[PATH_MAX];
+	size_t i;
+
+	snprintf(p, sizeof(p), CGROOT "/%s", path);
+	for (i = strlen(CGROOT) + 1; p[i]; i++) {
+		if (p[i] != '/')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST)
+			return -1;
+		p[i] = '/';
+	}
+	return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* rmdir the chain @path, deepest first, up to its first component. */
+static void cg_rmdir_p(const char *path)
+{
+	char p[PATH_MAX], *slash;
+
+	snprintf(p, sizeof(p), CGROOT "/%s", path);
+	do {
+		rmdir(p);
+		slash = strrchr(p, '/');
+		if (slash)
+			*slash = '\0';
+	} while (slash && strlen(p) > strlen(CGROOT));
+}
+
+/*
+ * A peer: a child that enters @cg, connects to the abstract @name and
+ * stays until the server closes.  Returns its pid.
+ */
+static pid_t peer_in(const char *cg, const char *name)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char c;
+		int fd;
+
+		if (cg_move(cg, 0))
+			_exit(10);
+		fd = connect_to(name, SOCK_STREAM);
+		if (fd < 0)
+			_exit(11);
+		while (read(fd, &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	return pid;
+}
+
+/* The server side of one peer in @cg: *@fd is the accepted socket. */
+static int accept_peer(const char *cg, int *fd, pid_t *pid)
+{
+	int l = listen_on("api-getters", SOCK_STREAM);
+
+	*fd = -1;
+	if (l < 0)
+		return -1;
+	*pid = peer_in(cg, "api-getters");
+	if (*pid > 0)
+		*fd = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+	close(l);
+	return *fd < 0 ? -1 : 0;
+}
+
+static void end_peer(int fd, pid_t pid)
+{
+	if (fd >= 0)
+		close(fd);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+struct want {
+	const char *cg;
+	const char *unit, *user_unit, *machine, *container;
+	long long uid;
+	enum peercgroup_runtime runtime;
+};
+
+static const struct want wants[] = {
+	{ "system.slice/sshd.service", "sshd.service", NULL, NULL, NULL, -1,
+	  PEERCGROUP_RT_SYSTEM_SERVICE },
+	{ "user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-org.gnome.Maps-42.scope",
+	  "user@1000.service", "app-gnome-org.gnome.Maps-42.scope", NULL, NULL, 1000,
+	  PEERCGROUP_RT_APP },
+	{ "machine.slice/systemd-nspawn@deb.service/payload", "systemd-nspawn@deb.service", NULL,
+	  "deb", "deb", -1, PEERCGROUP_RT_NSPAWN },
+	/* the supervisor is nspawn itself: a machine, not a container */
+	{ "machine.slice/systemd-nspawn@deb.service/supervisor", "systemd-nspawn@deb.service", NULL,
+	  "deb", NULL, -1, PEERCGROUP_RT_NSPAWN },
+	{ "lxc.payload.web01", NULL, NULL, NULL, "web01", -1, PEERCGROUP_RT_LXC },
+	{ "lxc.monitor.web01", NULL, NULL, NULL, NULL, -1, PEERCGROUP_RT_LXC },
+};
+
+/* -ENXIO, or 0 and the string equal to @want. */
+#define CHECK_GOT(r, s, want) do {						\
+	if (want) {								\
+		CHECK((r) == 0 && (s) && !strcmp((s), (want)),			\
+		      "%s: %s: expected \"%s\", got %d \"%s\"", w->cg, #r,	\
+		      (want), (r), (s) ? (s) : "(null)");			\
+	} else {								\
+		CHECK((r) == -ENXIO, "%s: %s: expected -ENXIO, got %d \"%s\"",	\
+		      w->cg, #r, (r), (s) ? (s) : "(null)");			\
+	}									\
+	free(s);								\
+	s = NULL;								\
+} while (0)
+
+static void check_getters(const struct want *w)
+{
+	struct peercgroup_class c = PEERCGROUP_CLASS_INIT;
+	enum peercgroup_runtime rt;
+	char truth[PATH_MAX], *s = NULL;
+	int fd, r;
+	pid_t pid;
+	uid_t uid;
+
+	SYS(cg_mkdir_p(w->cg));
+	SYS(accept_peer(w->cg, &fd, &pid));
+	/* the kernel's own truth: the peer's /proc/PID/cgroup */
+	SYS(proc_cgroup(pid, truth, sizeof(truth)));
+	CHECK(truth[0] == '/' && !strcmp(truth + 1, w->cg), "peer is in %s, not /%s", truth, w->cg);
+	r = peercgroup_peer_classify(fd, 0, &c);
+	CHECK_INT(0, r);
+	CHECK_INT(w->runtime, c.runtime);
+	r = peercgroup_peer_get_unit(fd, &s);
+	CHECK_GOT(r, s, w->unit);
+	r = peercgroup_peer_get_user_unit(fd, &s);
+	CHECK_GOT(r, s, w->user_unit);
+	r = peercgroup_peer_get_machine_name(fd, &s);
+	CHECK_GOT(r, s, w->machine);
+	r = peercgroup_peer_get_container(fd, &rt, &s);
+	CHECK_GOT(r, s, w->container);
+	r = peercgroup_peer_get_owner_uid(fd, &uid);
+	if (w->uid >= 0) {
+		CHECK_INT(0, r);
+		CHECK_INT(w->uid, uid);
+	} else {
+		CHECK_INT(-ENXIO, r);
+	}
+	end_peer(fd, pid);
+	cg_rmdir_p(w->cg);
+}
+
+static void a_getters_match_the_kernel(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(wants) / sizeof(wants[0]) && !t_failed; i++)
+		check_getters(&wants[i]);
+	for (i = 0; i < sizeof(wants) / sizeof(wants[0]); i++)
+		cg_rmdir_p(wants[i].cg);
+}
+
+/* The getters answer from the connect-time record; only GET_LIVE sees a move. */
+static void a_getters_are_connect_time(void)
+{
+	struct peercgroup_class c = PEERCGROUP_CLASS_INIT;
+	char *unit = NULL;
+	int fd, r;
+	pid_t pid;
+
+	SYS(cg_mkdir_p("system.slice/before.service"));
+	SYS(cg_mkdir_p("system.slice/after.service"));
+	SYS(accept_peer("system.slice/before.service", &fd, &pid));
+	SYS(cg_move("system.slice/after.service", pid));
+	r = peercgroup_peer_get_unit(fd, &unit);
+	CHECK(r == 0 && unit && !strcmp(unit, "before.service"), "unit: %d %s", r, unit);
+	free(unit);
+	SYS(peercgroup_peer_classify(fd, PEERCGROUP_GET_LIVE, &c));
+	CHECK_STR("after.service", c.unit);
+	end_peer(fd, pid);
+	cg_rmdir_p("system.slice/before.service");
+	cg_rmdir_p("system.slice/after.service");
+}
+
+/* Runs @fn in a child with a private mount namespace; its exit code is
+ * the result (0: pass), its stdout the message. */
+static int in_private_mounts(int (*fn)(char *msg, size_t size), char *msg, size_t size)
+{
+	int p[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	msg[0] = '\0';
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char m[1024] = "";
+		int r;
+
+		close(p[0]);
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+			dprintf(p[1], "private mounts: %s", strerror(errno));
+			_exit(1);
+		}
+		r = fn(m, sizeof(m));
+		if (write(p[1], m, strlen(m)) < 0)
+			_exit(1);
+		_exit(r);
+	}
+	close(p[1]);
+	n = read(p[0], msg, size - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(p[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* PrivateDevices=yes: a fresh /dev without our node. */
+static int hide_dev(void)
+{
+	return mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755");
+}
+
+static int hidden_node(char *msg, size_t size)
+{
+	int r;
+
+	if (hide_dev())
+		return snprintf(msg, size, "mount tmpfs /dev: %s", strerror(errno)), 1;
+	r = peercgroup_open_device();
+	if (r != -ENODEV)
+		return snprintf(msg, size, "expected -ENODEV, got %d", r), 1;
+	if (!strstr(peercgroup_strerror(r), "DeviceAllow=/dev/peercgroup") ||
+	    !strstr(peercgroup_strerror(r), "BindReadOnlyPaths=/dev/peercgroup"))
+		return snprintf(msg, size, "message names no fix: %s", peercgroup_strerror(r)), 1;
+	return 0;
+}
+
+static void a_sandbox_hidden_node_says_deviceallow(void)
+{
+	char msg[1024];
+
+	CHECK(in_private_mounts(hidden_node, msg, sizeof(msg)) == 0, "%s", msg);
+}
+
+static int open_then_hide(char *msg, size_t size)
+{
+	struct peercgroup_info info;
+	int sv[2], r;
+
+	r = peercgroup_open_device();
+	if (r)
+		return snprintf(msg, size, "open before: %d", r), 1;
+	if (hide_dev())
+		return snprintf(msg, size, "mount tmpfs /dev: %s", strerror(errno)), 1;
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return snprintf(msg, size, "socketpair: %s", strerror(errno)), 1;
+	r = peercgroup_get(sv[0], 0, &info);
+	if (r)
+		return snprintf(msg, size, "query after hiding: %d %s", r, peercgroup_strerror(r)), 1;
+	if (info.pid != getpid())
+		return snprintf(msg, size, "pid %d, want %d", (int)info.pid, (int)getpid()), 1;
+	peercgroup_info_free(&info);
+	return 0;
+}
+
+static void a_sandbox_open_before_hiding_keeps_working(void)
+{
+	char msg[1024];
+
+	CHECK(in_private_mounts(open_then_hide, msg, sizeof(msg)) == 0, "%s", msg);
+}
+
+/* A node this (unprivileged) caller may not open. */
+static int denied_node(char *msg, size_t size)
+{
+	struct stat st;
+	int r;
+
+	if (stat(PEERCGROUP_DEVICE_PATH, &st))
+		return snprintf(msg, size, "stat: %s", strerror(errno)), 1;
+	if (hide_dev() || mknod(PEERCGROUP_DEVICE_PATH, S_IFCHR | 0600, st.st_rdev))
+		return snprintf(msg, size, "private node: %s", strerror(errno)), 1;
+	if (setgid(65534) || setuid(65534))
+		return snprintf(msg, size, "setuid: %s", strerror(errno)), 1;
+	r = peercgroup_open_device();
+	if (r != -EACCES)
+		return snprintf(msg, size, "expected -EACCES, got %d", r), 1;
+	if (!strstr(peercgroup_strerror(r), "DeviceAllow=/dev/peercgroup"))
+		return snprintf(msg, size, "message names no fix: %s", peercgroup_strerror(r)), 1;
+	return 0;
+}
+
+static void a_sandbox_denied_node_says_deviceallow(void)
+{
+	char msg[1024];
+
+	CHECK(in_private_mounts(denied_node, msg, sizeof(msg)) == 0, "%s", msg);
+}
+
+/*
+ * A _Fork() child (no atfork handlers) closes the library's descriptor and
+ * a regular file takes its number: the query must still reach the module.
+ */
+static void a_fork_child_never_reuses_a_stale_fd(void)
+{
+	struct peercgroup_info info;
+	int sv[2], status, devfd = -1, fd;
+	struct stat dev, st;
+	pid_t pid;
+
+	SYS(peercgroup_open_device());
+	SYS(stat(PEERCGROUP_DEVICE_PATH, &dev));
+	for (fd = 3; fd < 1024 && devfd < 0; fd++)
+		if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == dev.st_rdev)
+			devfd = fd;
+	CHECK(devfd >= 0, "the library's descriptor not found");
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	pid = _Fork();
+	if (pid == 0) {
+		close(devfd);
+		if (open("/proc/self/status", O_RDONLY) != devfd)
+			_exit(10);
+		if (peercgroup_get(sv[0], 0, &info))
+			_exit(11);
+		_exit(info.pid == getppid() ? 0 : 12);	/* the pair's creator */
+	}
+	SYS(pid);
+	SYS(waitpid(pid, &status, 0));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: status %#x", status);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* ---- the example responder's decisions ---- */
+
+static const char policy[] =
+	"allow  runtime    systemd-service\n"
+	"allow  container  lxc:web*\n"
+	"allow  app        org.gnome.Maps\n"
+	"deny   runtime    kubernetes\n"
+	"deny   runtime    *\n";
+
+static const struct {
+	const char *cg;
+	const char *verdict;
+} decisions[] = {
+	{ "lxc.payload.web01", "ALLOW" },
+	/* the monitor of that very container is not let in by its rule */
+	{ "lxc.monitor.web01", "DENY" },
+	{ "system.slice/foo.service", "ALLOW" },
+	{ "user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.gnome.Maps-7.scope", "ALLOW" },
+	{ "user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.evil.Maps-8.scope", "DENY" },
+	{ "kubepods/besteffort/pod0f3c5d6e-1a2b-4c3d-9e8f-7a6b5c4d3e2f", "DENY" },
+	{ "lxc.payload.db01", "DENY" },
+};
+
+/* A client in @cg asks the responder at @name; *@reply is its first line. */
+static int ask_from(const char *cg, const char *name, char *reply, size_t size)
+{
+	int p[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	reply[0] = '\0';
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char buf[512];
+		ssize_t got = 0, k;
+		int fd;
+
+		close(p[0]);
+		if (cg_move(cg, 0) || (fd = connect_to(name, SOCK_STREAM)) < 0)
+			_exit(1);
+		while ((k = read(fd, buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
+			got += k;
+		if (write(p[1], buf, (size_t)got) != got)
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	n = read(p[0], reply, size - 1);
+	reply[n > 0 ? n : 0] = '\0';
+	reply[strcspn(reply, "\n")] = '\0';
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static void a_responder_decisions(void)
+{
+	size_t i, n = sizeof(decisions) / sizeof(decisions[0]);
+	char reply[512], count[16];
+	int status;
+	pid_t rsp;
+
+	if (access(RESPONDER, X_OK)) {
+		FAIL("%s missing from the guest", RESPONDER);
+	}
+	{
+		FILE *f = fopen("/tmp/api.policy", "we");
+
+		CHECK(f && fputs(policy, f) >= 0 && fclose(f) == 0, "write policy");
+	}
+	for (i = 0; i < n; i++)
+		SYS(cg_mkdir_p(decisions[i].cg));
+	snprintf(count, sizeof(count), "%zu", n);
+	rsp = fork();
+	if (rsp == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		execl(RESPONDER, "responder", "/tmp/api.policy", "@api-responder", count, (char *)NULL);
+		_exit(127);
+	}
+	SYS(rsp);
+	/* wait until it listens: binding its address fails from then on */
+	for (i = 0; i < 500; i++) {
+		struct sockaddr_un sa;
+		socklen_t len = abstract_addr(&sa, "api-responder");
+		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), busy;
+
+		SYS(probe);
+		busy = bind(probe, (struct sockaddr *)&sa, len) < 0 && errno == EADDRINUSE;
+		close(probe);
+		if (busy)
+			break;
+		usleep(10000);
+	}
+	for (i = 0; i < n; i++) {
+		CHECK(ask_from(decisions[i].cg, "api-responder", reply, sizeof(reply)) == 0,
+		      "client in /%s got no reply", decisions[i].cg);
+		CHECK(!strncmp(reply, decisions[i].verdict, strlen(decisions[i].verdict)) &&
+		      reply[strlen(decisions[i].verdict)] == ' ',
+		      "client in /%s: expected %s, got \"%s\"", decisions[i].cg,
+		      decisions[i].verdict, reply);
+	}
+	SYS(waitpid(rsp, &status, 0));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "responder exit %#x", status);
+	for (i = 0; i < n; i++)
+		cg_rmdir_p(decisions[i].cg);
+}
+
+int main(int argc, char **argv)
+{
+	t_suite = "api";
+	t_only = argc > 1 ? argv[1] : NULL;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	if (!module_loaded() && module_load()) {
+		printf("not ok - api/setup: cannot load %s: %s\n", module_path(), strerror(errno));
+		return 1;
+	}
+	RUN(a_getters_match_the_kernel);
+	RUN(a_getters_are_connect_time);
+	RUN(a_sandbox_hidden_node_says_deviceallow);
+	RUN(a_sandbox_open_before_hiding_keeps_working);
+	RUN(a_sandbox_denied_node_says_deviceallow);
+	RUN(a_fork_child_never_reuses_a_stale_fd);
+	RUN(a_responder_decisions);
+	printf("# api: %d passed, %d failed\n", t_pass, t_fail);
+	return 0;
+}
