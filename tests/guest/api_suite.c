@@ -53,6 +53,52 @@ static void cg_rmdir_p(const char *path)
 }
 
 /*
+ * What a test started, undone after it whether it passed or failed (a
+ * failed CHECK returns at once): processes killed and reaped, descriptors
+ * closed, cgroup chains removed.
+ */
+static pid_t kids[32];
+static int fds[32];
+static const char *cgs[32];
+static size_t nkids, nfds, ncgs;
+
+static pid_t track_pid(pid_t pid)
+{
+	if (pid > 0 && nkids < sizeof(kids) / sizeof(kids[0]))
+		kids[nkids++] = pid;
+	return pid;
+}
+
+static int track_fd(int fd)
+{
+	if (fd >= 0 && nfds < sizeof(fds) / sizeof(fds[0]))
+		fds[nfds++] = fd;
+	return fd;
+}
+
+/* mkdir -p @path, removed again after the test */
+static int cg_make(const char *path)
+{
+	if (ncgs < sizeof(cgs) / sizeof(cgs[0]))
+		cgs[ncgs++] = path;
+	return cg_mkdir_p(path);
+}
+
+static void cleanup(void)
+{
+	while (nfds)
+		close(fds[--nfds]);
+	while (nkids) {
+		pid_t pid = kids[--nkids];
+
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	while (ncgs)
+		cg_rmdir_p(cgs[--ncgs]);
+}
+
+/*
  * A peer: a child that enters @cg, connects to the abstract @name and
  * stays until the server closes.  Returns its pid.
  */
@@ -84,19 +130,11 @@ static int accept_peer(const char *cg, int *fd, pid_t *pid)
 	*fd = -1;
 	if (l < 0)
 		return -1;
-	*pid = peer_in(cg, "api-getters");
+	*pid = track_pid(peer_in(cg, "api-getters"));
 	if (*pid > 0)
-		*fd = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+		*fd = track_fd(accept4(l, NULL, NULL, SOCK_CLOEXEC));
 	close(l);
 	return *fd < 0 ? -1 : 0;
-}
-
-static void end_peer(int fd, pid_t pid)
-{
-	if (fd >= 0)
-		close(fd);
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
 }
 
 struct want {
@@ -144,7 +182,7 @@ static void check_getters(const struct want *w)
 	pid_t pid;
 	uid_t uid;
 
-	SYS(cg_mkdir_p(w->cg));
+	SYS(cg_make(w->cg));
 	SYS(accept_peer(w->cg, &fd, &pid));
 	/* the kernel's own truth: the peer's /proc/PID/cgroup */
 	SYS(proc_cgroup(pid, truth, sizeof(truth)));
@@ -167,8 +205,6 @@ static void check_getters(const struct want *w)
 	} else {
 		CHECK_INT(-ENXIO, r);
 	}
-	end_peer(fd, pid);
-	cg_rmdir_p(w->cg);
 }
 
 static void a_getters_match_the_kernel(void)
@@ -177,8 +213,6 @@ static void a_getters_match_the_kernel(void)
 
 	for (i = 0; i < sizeof(wants) / sizeof(wants[0]) && !t_failed; i++)
 		check_getters(&wants[i]);
-	for (i = 0; i < sizeof(wants) / sizeof(wants[0]); i++)
-		cg_rmdir_p(wants[i].cg);
 }
 
 /* The getters answer from the connect-time record; only GET_LIVE sees a move. */
@@ -189,8 +223,8 @@ static void a_getters_are_connect_time(void)
 	int fd, r;
 	pid_t pid;
 
-	SYS(cg_mkdir_p("system.slice/before.service"));
-	SYS(cg_mkdir_p("system.slice/after.service"));
+	SYS(cg_make("system.slice/before.service"));
+	SYS(cg_make("system.slice/after.service"));
 	SYS(accept_peer("system.slice/before.service", &fd, &pid));
 	SYS(cg_move("system.slice/after.service", pid));
 	r = peercgroup_peer_get_unit(fd, &unit);
@@ -198,9 +232,6 @@ static void a_getters_are_connect_time(void)
 	free(unit);
 	SYS(peercgroup_peer_classify(fd, PEERCGROUP_GET_LIVE, &c));
 	CHECK_STR("after.service", c.unit);
-	end_peer(fd, pid);
-	cg_rmdir_p("system.slice/before.service");
-	cg_rmdir_p("system.slice/after.service");
 }
 
 /* Runs @fn in a child with a private mount namespace; its exit code is
@@ -428,7 +459,7 @@ static void a_responder_decisions(void)
 		CHECK(f && fputs(policy, f) >= 0 && fclose(f) == 0, "write policy");
 	}
 	for (i = 0; i < n; i++)
-		SYS(cg_mkdir_p(decisions[i].cg));
+		SYS(cg_make(decisions[i].cg));
 	snprintf(count, sizeof(count), "%zu", n);
 	rsp = fork();
 	if (rsp == 0) {
@@ -438,7 +469,7 @@ static void a_responder_decisions(void)
 		execl(RESPONDER, "responder", "/tmp/api.policy", "@api-responder", count, (char *)NULL);
 		_exit(127);
 	}
-	SYS(rsp);
+	SYS(track_pid(rsp));	/* killed if a check fails before it ends */
 	/* wait until it listens: binding its address fails from then on */
 	for (i = 0; i < 500; i++) {
 		struct sockaddr_un sa;
@@ -461,14 +492,34 @@ static void a_responder_decisions(void)
 		      decisions[i].verdict, reply);
 	}
 	SYS(waitpid(rsp, &status, 0));
+	nkids--;	/* reaped: never kill that number again */
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "responder exit %#x", status);
-	for (i = 0; i < n; i++)
-		cg_rmdir_p(decisions[i].cg);
+}
+
+/* peercgroup status: every counter the module has, and us as a holder. */
+static void a_status_shows_counters_and_holders(void)
+{
+	char out[8192], line[64];
+	size_t n = 0;
+	FILE *p;
+
+	SYS(peercgroup_open_device());
+	p = popen("/bin/peercgroup status", "r");
+	CHECK(p, "popen: %s", strerror(errno));
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	pclose(p);
+	CHECK(strstr(out, "  freed "), "no freed counter in:\n%s", out);
+	CHECK(strstr(out, "  live "), "no live counter in:\n%s", out);
+	snprintf(line, sizeof(line), "\n  %d api_suite\n", (int)getpid());
+	CHECK(strstr(out, line), "this suite (pid %d) not among the holders:\n%s", (int)getpid(), out);
+	CHECK(strstr(out, "module refcnt:"), "no refcnt in:\n%s", out);
 }
 
 int main(int argc, char **argv)
 {
 	t_suite = "api";
+	t_after = cleanup;
 	t_only = argc > 1 ? argv[1] : NULL;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
@@ -483,6 +534,7 @@ int main(int argc, char **argv)
 	RUN(a_sandbox_denied_node_says_deviceallow);
 	RUN(a_fork_child_never_reuses_a_stale_fd);
 	RUN(a_responder_decisions);
+	RUN(a_status_shows_counters_and_holders);
 	printf("# api: %d passed, %d failed\n", t_pass, t_fail);
 	return 0;
 }

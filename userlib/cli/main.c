@@ -195,32 +195,46 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every counter the module has: the names come from sysfs, not from us. */
-static size_t counter_names(char ***names)
+/* Every counter the module has: the names come from sysfs, not from us.
+ * One buffer: the sorted names, NUL-separated, then NUL. */
+static char *counter_names(void)
 {
 	DIR *d = opendir(MODULE_SYSFS "/counters");
+	char *list = NULL, **v = NULL, *out = NULL, *p;
+	size_t len = 0, n = 0, i;
 	struct dirent *e;
-	size_t n = 0;
+	FILE *f;
 
-	*names = NULL;
 	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		char **nn;
-
-		if (e->d_name[0] == '.')
-			continue;
-		nn = realloc(*names, (n + 1) * sizeof(**names));
-		if (!nn)
-			break;
-		*names = nn;
-		if (((*names)[n] = strdup(e->d_name)))
-			n++;
+		return NULL;
+	f = open_memstream(&list, &len);
+	if (!f) {
+		closedir(d);
+		return NULL;
 	}
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			fputs(e->d_name, f);
+			fputc('\0', f);
+			n++;
+		}
 	closedir(d);
-	if (n)
-		qsort(*names, n, sizeof(**names), cmp_str);
-	return n;
+	if (fclose(f) || !n)
+		goto out;
+	v = calloc(n, sizeof(*v));
+	out = malloc(len + 1);
+	if (!v || !out)
+		goto out;
+	for (i = 0, p = list; i < n; i++, p += strlen(p) + 1)
+		v[i] = p;
+	qsort(v, n, sizeof(*v), cmp_str);
+	for (i = 0, p = out; i < n; i++, p += strlen(p) + 1)
+		strcpy(p, v[i]);
+	*p = '\0';
+out:
+	free(v);
+	free(list);
+	return out;
 }
 
 struct holder {
@@ -297,13 +311,14 @@ static int cmd_status(void)
 	struct peercgroup_module m;
 	struct holder *holders;
 	struct json j;
-	char **names;
-	size_t i, nnames, nholders;
+	char *names;
+	const char *name;
+	size_t i, nholders;
 	unsigned long long v;
 	bool partial;
 	int r = peercgroup_module_info(&m);
 
-	nnames = counter_names(&names);
+	names = counter_names();
 	nholders = find_holders(&holders, &partial);
 	json_start(&j, stdout);
 	if (json) {
@@ -364,26 +379,25 @@ static int cmd_status(void)
 		json_key(&j, "counters");
 		json_object_begin(&j);
 	} else {
-		printf("counters:%s\n", nnames ? "" : "        unavailable");
+		printf("counters:%s\n", names ? "" : "        unavailable");
 	}
-	for (i = 0; i < nnames; i++) {
+	for (name = names; name && *name; name += strlen(name) + 1) {
 		char fn[PATH_MAX];
 		bool ok;
 
-		snprintf(fn, sizeof(fn), MODULE_SYSFS "/counters/%s", names[i]);
+		snprintf(fn, sizeof(fn), MODULE_SYSFS "/counters/%s", name);
 		ok = read_ull(fn, &v);
 		if (json) {
-			json_key(&j, names[i]);
+			json_key(&j, name);
 			if (ok)
 				json_uint(&j, v);
 			else
 				json_null(&j);
 		} else if (ok) {
-			printf("  %-15s %llu\n", names[i], v);
+			printf("  %-15s %llu\n", name, v);
 		} else {
-			printf("  %-15s unavailable (%s)\n", names[i], strerror(errno));
+			printf("  %-15s unavailable (%s)\n", name, strerror(errno));
 		}
-		free(names[i]);
 	}
 	free(names);
 	if (json)
