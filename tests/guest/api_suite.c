@@ -122,15 +122,21 @@ static pid_t peer_in(const char *cg, const char *name)
 	return pid;
 }
 
-/* The server side of one peer in @cg: *@fd is the accepted socket. */
+/* The server side of one peer in @cg: *@fd is the accepted socket.  Each
+ * call listens on a new name: earlier peers still hold their copy of the
+ * earlier listeners. */
 static int accept_peer(const char *cg, int *fd, pid_t *pid)
 {
-	int l = listen_on("api-getters", SOCK_STREAM);
+	static int calls;
+	char name[32];
+	int l;
 
+	snprintf(name, sizeof(name), "api-getters-%d", calls++);
+	l = listen_on(name, SOCK_STREAM);
 	*fd = -1;
 	if (l < 0)
 		return -1;
-	*pid = track_pid(peer_in(cg, "api-getters"));
+	*pid = track_pid(peer_in(cg, name));
 	if (*pid > 0)
 		*fd = track_fd(accept4(l, NULL, NULL, SOCK_CLOEXEC));
 	close(l);
@@ -386,6 +392,27 @@ static void a_fork_child_never_reuses_a_stale_fd(void)
 	close(sv[1]);
 }
 
+/* Until someone has bound the abstract @name (binding it fails from then on). */
+static bool wait_bound(const char *name)
+{
+	struct sockaddr_un sa;
+	socklen_t len = abstract_addr(&sa, name);
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		bool busy = probe >= 0 && bind(probe, (struct sockaddr *)&sa, len) < 0 &&
+			    errno == EADDRINUSE;
+
+		if (probe >= 0)
+			close(probe);
+		if (busy)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
 /* ---- the example responder's decisions ---- */
 
 static const char policy[] =
@@ -470,19 +497,7 @@ static void a_responder_decisions(void)
 		_exit(127);
 	}
 	SYS(track_pid(rsp));	/* killed if a check fails before it ends */
-	/* wait until it listens: binding its address fails from then on */
-	for (i = 0; i < 500; i++) {
-		struct sockaddr_un sa;
-		socklen_t len = abstract_addr(&sa, "api-responder");
-		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), busy;
-
-		SYS(probe);
-		busy = bind(probe, (struct sockaddr *)&sa, len) < 0 && errno == EADDRINUSE;
-		close(probe);
-		if (busy)
-			break;
-		usleep(10000);
-	}
+	CHECK(wait_bound("api-responder"), "the responder never listened");
 	for (i = 0; i < n; i++) {
 		CHECK(ask_from(decisions[i].cg, "api-responder", reply, sizeof(reply)) == 0,
 		      "client in /%s got no reply", decisions[i].cg);
@@ -516,6 +531,55 @@ static void a_status_shows_counters_and_holders(void)
 	CHECK(strstr(out, "module refcnt:"), "no refcnt in:\n%s", out);
 }
 
+/* "container":{...} to the end of a JSON line, without the closing '}' */
+static const char *container_part(char *line)
+{
+	char *c = strstr(line, "\"container\":");
+	size_t n;
+
+	if (!c)
+		return "";
+	n = strlen(c);
+	while (n && (c[n - 1] == '\n' || c[n - 1] == '}'))
+		n--;
+	c[n] = '\0';
+	return c;
+}
+
+/* serve --json describes a client's container exactly as classify --json
+ * describes its cgroup path. */
+static void a_cli_json_same_container_shape(void)
+{
+	static const char cg[] = "lxc.payload.cli01";
+	char served[4096] = "", classified[4096] = "", *a, *b;
+	FILE *srv, *cls;
+	pid_t client;
+
+	SYS(cg_make(cg));
+	srv = popen("/bin/peercgroup --json --count 1 serve @api-cli", "r");
+	CHECK(srv, "popen serve: %s", strerror(errno));
+	CHECK(wait_bound("api-cli"), "serve never listened");
+	client = track_pid(peer_in(cg, "api-cli"));
+	SYS(client);
+	if (!fgets(served, sizeof(served), srv))
+		served[0] = '\0';
+	pclose(srv);
+	cls = popen("/bin/peercgroup --json classify /lxc.payload.cli01", "r");
+	CHECK(cls, "popen classify: %s", strerror(errno));
+	if (!fgets(classified, sizeof(classified), cls))
+		classified[0] = '\0';
+	pclose(cls);
+	a = strdup(served);
+	b = strdup(classified);
+	CHECK(a && b, "strdup");
+	CHECK(strstr(served, "\"path\":\"/lxc.payload.cli01\""), "serve: %s", served);
+	CHECK(strstr(classified, "\"runtime\":\"lxc\",\"id\":\"cli01\""), "classify: %s", classified);
+	CHECK(!strcmp(container_part(a), container_part(b)),
+	      "serve and classify differ:\n  serve:    %s  classify: %s", served, classified);
+	free(a);
+	free(b);
+}
+
 int main(int argc, char **argv)
 {
 	t_suite = "api";
@@ -535,6 +599,7 @@ int main(int argc, char **argv)
 	RUN(a_fork_child_never_reuses_a_stale_fd);
 	RUN(a_responder_decisions);
 	RUN(a_status_shows_counters_and_holders);
+	RUN(a_cli_json_same_container_shape);
 	printf("# api: %d passed, %d failed\n", t_pass, t_fail);
 	return 0;
 }
