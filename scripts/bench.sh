@@ -92,7 +92,7 @@ for k in "$@"; do
 	echo "==== $k: boot $kver, run the benchmarks (guest: ${mem} MB, 2 vCPUs, QEMU TCG)"
 	scripts/run-guest.sh --name "bench-$k" --kernel "build/cache/kernels/$k/vmlinuz" \
 		--kver "$kver" --ko "build/kernels/$k/peercgroup.ko" --bins build/guest \
-		--out "$out" --suites bench --mem "$mem" --timeout 1800 \
+		--out "$out" --suites "$(scripts/suites.sh bench)" --mem "$mem" --timeout 1800 \
 		--append "$append" >"$out/run-guest.txt" 2>&1
 	rc=$?
 	tail -n 3 "$out/run-guest.txt"

@@ -7,8 +7,6 @@
  * child, and the example responder's policy decisions over real clients.
  * Runs as root in the guest, cgroup2 at CGROOT.  Usage: api_suite [TEST]
  */
-/* guest.h's client helpers serve the other suites */
-#pragma GCC diagnostic ignored "-Wunused-function"
 #include "guest.h"
 
 #include <limits.h>
@@ -20,82 +18,38 @@
 
 #define RESPONDER "/bin/responder"
 
-/* mkdir -p under CGROOT */
-static int cg_mkdir_p(const char *path)
+/* mkdir -p under CGROOT; each level created is removed after the test. */
+static int cg_make(const char *path)
 {
 	char p[PATH_MAX];
 	size_t i;
 
-	snprintf(p, sizeof(p), CGROOT "/%s", path);
-	for (i = strlen(CGROOT) + 1; p[i]; i++) {
+	snprintf(p, sizeof(p), "%s", path);
+	for (i = 0; p[i]; i++) {
 		if (p[i] != '/')
 			continue;
 		p[i] = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST)
+		if (cg_create(p))
 			return -1;
 		p[i] = '/';
 	}
-	return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
+	return cg_create(p);
 }
 
-/* rmdir the chain @path, deepest first, up to its first component. */
-static void cg_rmdir_p(const char *path)
+/* The runner kills, closes and removes what a test leaves; these say so
+ * where a value is at hand. */
+static pid_t defer_kill_pid(pid_t pid)
 {
-	char p[PATH_MAX], *slash;
-
-	snprintf(p, sizeof(p), CGROOT "/%s", path);
-	do {
-		rmdir(p);
-		slash = strrchr(p, '/');
-		if (slash)
-			*slash = '\0';
-	} while (slash && strlen(p) > strlen(CGROOT));
-}
-
-/*
- * What a test started, undone after it whether it passed or failed (a
- * failed CHECK returns at once): processes killed and reaped, descriptors
- * closed, cgroup chains removed.
- */
-static pid_t kids[32];
-static int fds[32];
-static const char *cgs[32];
-static size_t nkids, nfds, ncgs;
-
-static pid_t track_pid(pid_t pid)
-{
-	if (pid > 0 && nkids < sizeof(kids) / sizeof(kids[0]))
-		kids[nkids++] = pid;
+	if (pid > 0)
+		defer_kill(pid);
 	return pid;
 }
 
-static int track_fd(int fd)
+static int defer_close_fd(int fd)
 {
-	if (fd >= 0 && nfds < sizeof(fds) / sizeof(fds[0]))
-		fds[nfds++] = fd;
+	if (fd >= 0)
+		defer_close(fd);
 	return fd;
-}
-
-/* mkdir -p @path, removed again after the test */
-static int cg_make(const char *path)
-{
-	if (ncgs < sizeof(cgs) / sizeof(cgs[0]))
-		cgs[ncgs++] = path;
-	return cg_mkdir_p(path);
-}
-
-static void cleanup(void)
-{
-	while (nfds)
-		close(fds[--nfds]);
-	while (nkids) {
-		pid_t pid = kids[--nkids];
-
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
-	while (ncgs)
-		cg_rmdir_p(cgs[--ncgs]);
 }
 
 /*
@@ -136,9 +90,9 @@ static int accept_peer(const char *cg, int *fd, pid_t *pid)
 	*fd = -1;
 	if (l < 0)
 		return -1;
-	*pid = track_pid(peer_in(cg, name));
+	*pid = defer_kill_pid(peer_in(cg, name));
 	if (*pid > 0)
-		*fd = track_fd(accept4(l, NULL, NULL, SOCK_CLOEXEC));
+		*fd = defer_close_fd(accept4(l, NULL, NULL, SOCK_CLOEXEC));
 	close(l);
 	return *fd < 0 ? -1 : 0;
 }
@@ -217,7 +171,7 @@ static void a_getters_match_the_kernel(void)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(wants) / sizeof(wants[0]) && !t_failed; i++)
+	for (i = 0; i < sizeof(wants) / sizeof(wants[0]); i++)
 		check_getters(&wants[i]);
 }
 
@@ -240,122 +194,72 @@ static void a_getters_are_connect_time(void)
 	CHECK_STR("after.service", c.unit);
 }
 
-/* Runs @fn in a child with a private mount namespace; its exit code is
- * the result (0: pass), its stdout the message. */
-static int in_private_mounts(int (*fn)(char *msg, size_t size), char *msg, size_t size)
-{
-	int p[2], status;
-	ssize_t n;
-	pid_t pid;
-
-	msg[0] = '\0';
-	if (pipe2(p, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		char m[1024] = "";
-		int r;
-
-		close(p[0]);
-		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
-			dprintf(p[1], "private mounts: %s", strerror(errno));
-			_exit(1);
-		}
-		r = fn(m, sizeof(m));
-		if (write(p[1], m, strlen(m)) < 0)
-			_exit(1);
-		_exit(r);
-	}
-	close(p[1]);
-	n = read(p[0], msg, size - 1);
-	msg[n > 0 ? n : 0] = '\0';
-	close(p[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 /* PrivateDevices=yes: a fresh /dev without our node. */
 static int hide_dev(void)
 {
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -1;
 	return mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755");
 }
 
-static int hidden_node(char *msg, size_t size)
+static void hidden_node(void *arg)
 {
 	int r;
 
-	if (hide_dev())
-		return snprintf(msg, size, "mount tmpfs /dev: %s", strerror(errno)), 1;
+	(void)arg;
+	SYS(hide_dev());
 	r = peercgroup_open_device();
-	if (r != -ENODEV)
-		return snprintf(msg, size, "expected -ENODEV, got %d", r), 1;
-	if (!strstr(peercgroup_strerror(r), "DeviceAllow=/dev/peercgroup") ||
-	    !strstr(peercgroup_strerror(r), "BindReadOnlyPaths=/dev/peercgroup"))
-		return snprintf(msg, size, "message names no fix: %s", peercgroup_strerror(r)), 1;
-	return 0;
+	CHECK_INT(-ENODEV, r);
+	CHECK(strstr(peercgroup_strerror(r), "DeviceAllow=/dev/peercgroup") &&
+	      strstr(peercgroup_strerror(r), "BindReadOnlyPaths=/dev/peercgroup"),
+	      "message names no fix: %s", peercgroup_strerror(r));
 }
 
 static void a_sandbox_hidden_node_says_deviceallow(void)
 {
-	char msg[1024];
-
-	CHECK(in_private_mounts(hidden_node, msg, sizeof(msg)) == 0, "%s", msg);
+	t_in_child(hidden_node, NULL);
 }
 
-static int open_then_hide(char *msg, size_t size)
+static void open_then_hide(void *arg)
 {
 	struct peercgroup_info info;
-	int sv[2], r;
+	int sv[2];
 
-	r = peercgroup_open_device();
-	if (r)
-		return snprintf(msg, size, "open before: %d", r), 1;
-	if (hide_dev())
-		return snprintf(msg, size, "mount tmpfs /dev: %s", strerror(errno)), 1;
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
-		return snprintf(msg, size, "socketpair: %s", strerror(errno)), 1;
-	r = peercgroup_get(sv[0], 0, &info);
-	if (r)
-		return snprintf(msg, size, "query after hiding: %d %s", r, peercgroup_strerror(r)), 1;
-	if (info.pid != getpid())
-		return snprintf(msg, size, "pid %d, want %d", (int)info.pid, (int)getpid()), 1;
+	(void)arg;
+	SYS(peercgroup_open_device());
+	SYS(hide_dev());
+	SYS(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	CHECK_INT(0, peercgroup_get(sv[0], 0, &info));
+	CHECK_INT(getpid(), info.pid);
 	peercgroup_info_free(&info);
-	return 0;
 }
 
 static void a_sandbox_open_before_hiding_keeps_working(void)
 {
-	char msg[1024];
-
-	CHECK(in_private_mounts(open_then_hide, msg, sizeof(msg)) == 0, "%s", msg);
+	t_in_child(open_then_hide, NULL);
 }
 
 /* A node this (unprivileged) caller may not open. */
-static int denied_node(char *msg, size_t size)
+static void denied_node(void *arg)
 {
 	struct stat st;
 	int r;
 
-	if (stat(PEERCGROUP_DEVICE_PATH, &st))
-		return snprintf(msg, size, "stat: %s", strerror(errno)), 1;
-	if (hide_dev() || mknod(PEERCGROUP_DEVICE_PATH, S_IFCHR | 0600, st.st_rdev))
-		return snprintf(msg, size, "private node: %s", strerror(errno)), 1;
-	if (setgid(65534) || setuid(65534))
-		return snprintf(msg, size, "setuid: %s", strerror(errno)), 1;
+	(void)arg;
+	SYS(stat(PEERCGROUP_DEVICE_PATH, &st));
+	SYS(hide_dev());
+	SYS(mknod(PEERCGROUP_DEVICE_PATH, S_IFCHR | 0600, st.st_rdev));
+	SYS(setgid(65534));
+	SYS(setuid(65534));
 	r = peercgroup_open_device();
-	if (r != -EACCES)
-		return snprintf(msg, size, "expected -EACCES, got %d", r), 1;
-	if (!strstr(peercgroup_strerror(r), "DeviceAllow=/dev/peercgroup"))
-		return snprintf(msg, size, "message names no fix: %s", peercgroup_strerror(r)), 1;
-	return 0;
+	CHECK_INT(-EACCES, r);
+	CHECK(strstr(peercgroup_strerror(r), "DeviceAllow=/dev/peercgroup"),
+	      "message names no fix: %s", peercgroup_strerror(r));
 }
 
 static void a_sandbox_denied_node_says_deviceallow(void)
 {
-	char msg[1024];
-
-	CHECK(in_private_mounts(denied_node, msg, sizeof(msg)) == 0, "%s", msg);
+	t_in_child(denied_node, NULL);
 }
 
 /*
@@ -496,7 +400,7 @@ static void a_responder_decisions(void)
 		execl(RESPONDER, "responder", "/tmp/api.policy", "@api-responder", count, (char *)NULL);
 		_exit(127);
 	}
-	SYS(track_pid(rsp));	/* killed if a check fails before it ends */
+	SYS(defer_kill_pid(rsp));	/* killed if a check fails before it ends */
 	CHECK(wait_bound("api-responder"), "the responder never listened");
 	for (i = 0; i < n; i++) {
 		CHECK(ask_from(decisions[i].cg, "api-responder", reply, sizeof(reply)) == 0,
@@ -507,7 +411,6 @@ static void a_responder_decisions(void)
 		      decisions[i].verdict, reply);
 	}
 	SYS(waitpid(rsp, &status, 0));
-	nkids--;	/* reaped: never kill that number again */
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "responder exit %#x", status);
 }
 
@@ -559,7 +462,7 @@ static void a_cli_json_same_container_shape(void)
 	srv = popen("/bin/peercgroup --json --count 1 serve @api-cli", "r");
 	CHECK(srv, "popen serve: %s", strerror(errno));
 	CHECK(wait_bound("api-cli"), "serve never listened");
-	client = track_pid(peer_in(cg, "api-cli"));
+	client = defer_kill_pid(peer_in(cg, "api-cli"));
 	SYS(client);
 	if (!fgets(served, sizeof(served), srv))
 		served[0] = '\0';
@@ -582,15 +485,10 @@ static void a_cli_json_same_container_shape(void)
 
 int main(int argc, char **argv)
 {
-	t_suite = "api";
-	t_after = cleanup;
-	t_only = argc > 1 ? argv[1] : NULL;
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGPIPE, SIG_IGN);
-	if (!module_loaded() && module_load()) {
-		printf("not ok - api/setup: cannot load %s: %s\n", module_path(), strerror(errno));
+	guest_begin("api", argc, argv);
+	if (module_require())
 		return 1;
-	}
+	signal(SIGPIPE, SIG_IGN);
 	RUN(a_getters_match_the_kernel);
 	RUN(a_getters_are_connect_time);
 	RUN(a_sandbox_hidden_node_says_deviceallow);
@@ -600,6 +498,5 @@ int main(int argc, char **argv)
 	RUN(a_responder_decisions);
 	RUN(a_status_shows_counters_and_holders);
 	RUN(a_cli_json_same_container_shape);
-	printf("# api: %d passed, %d failed\n", t_pass, t_fail);
-	return 0;
+	return guest_end();
 }
