@@ -65,9 +65,14 @@ static void test_structure(void **state)
 	json_uint(j, 18446744073709551615ULL);
 	json_key(j, "d");
 	json_string(j, NULL);
+	json_kv_string(j, "e", "f");
+	json_kv_int(j, "g", 1);
+	json_kv_uint(j, "h", 2);
+	json_kv_bool(j, "i", false);
 	json_object_end(j);
 	assert_string_equal(finish(j),
-			    "{\"a\":-1,\"b\":[\"x\",true,null,{}],\"c\":18446744073709551615,\"d\":null}\n");
+			    "{\"a\":-1,\"b\":[\"x\",true,null,{}],\"c\":18446744073709551615,\"d\":null,"
+			    "\"e\":\"f\",\"g\":1,\"h\":2,\"i\":false}\n");
 	free(buf);
 }
 

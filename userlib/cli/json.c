@@ -151,3 +151,27 @@ void json_null(struct json *j)
 	value_prefix(j);
 	fputs("null", j->f);
 }
+
+void json_kv_string(struct json *j, const char *key, const char *s)
+{
+	json_key(j, key);
+	json_string(j, s);
+}
+
+void json_kv_int(struct json *j, const char *key, long long v)
+{
+	json_key(j, key);
+	json_int(j, v);
+}
+
+void json_kv_uint(struct json *j, const char *key, unsigned long long v)
+{
+	json_key(j, key);
+	json_uint(j, v);
+}
+
+void json_kv_bool(struct json *j, const char *key, bool v)
+{
+	json_key(j, key);
+	json_bool(j, v);
+}

@@ -38,6 +38,12 @@ void json_uint(struct json *j, unsigned long long v);
 void json_bool(struct json *j, bool v);
 void json_null(struct json *j);
 
+/* A member: key and value in one call. */
+void json_kv_string(struct json *j, const char *key, const char *s);
+void json_kv_int(struct json *j, const char *key, long long v);
+void json_kv_uint(struct json *j, const char *key, unsigned long long v);
+void json_kv_bool(struct json *j, const char *key, bool v);
+
 /* Length of the valid UTF-8 sequence at @s (at most @n bytes), 0 if none. */
 size_t utf8_sequence(const unsigned char *s, size_t n);
 

@@ -139,28 +139,17 @@ static void json_class(struct json *j, const struct peercgroup_class *c)
 
 	json_key(j, "container");
 	json_object_begin(j);
-	json_key(j, "runtime");
-	json_string(j, peercgroup_runtime_name(c->runtime));
-	json_key(j, "id");
-	json_string(j, c->id);
-	json_key(j, "pod");
-	json_string(j, c->pod);
-	json_key(j, "qos");
-	json_string(j, c->qos);
-	json_key(j, "uid");
-	json_int(j, c->uid);
-	json_key(j, "app");
-	json_string(j, c->app);
-	json_key(j, "launcher");
-	json_string(j, c->launcher);
-	json_key(j, "unit");
-	json_string(j, c->unit);
-	json_key(j, "user_unit");
-	json_string(j, c->user_unit);
-	json_key(j, "up");
-	json_uint(j, c->up);
-	json_key(j, "monitor");
-	json_bool(j, c->flags & PEERCGROUP_CT_MONITOR);
+	json_kv_string(j, "runtime", peercgroup_runtime_name(c->runtime));
+	json_kv_string(j, "id", c->id);
+	json_kv_string(j, "pod", c->pod);
+	json_kv_string(j, "qos", c->qos);
+	json_kv_int(j, "uid", c->uid);
+	json_kv_string(j, "app", c->app);
+	json_kv_string(j, "launcher", c->launcher);
+	json_kv_string(j, "unit", c->unit);
+	json_kv_string(j, "user_unit", c->user_unit);
+	json_kv_uint(j, "up", c->up);
+	json_kv_bool(j, "monitor", c->flags & PEERCGROUP_CT_MONITOR);
 	json_key(j, "flags");
 	json_array_begin(j);
 	for (bit = 1; bit; bit <<= 1)
@@ -172,10 +161,8 @@ static void json_class(struct json *j, const struct peercgroup_class *c)
 
 static void json_error(struct json *j, int err)
 {
-	json_key(j, "error");
-	json_string(j, pcg_errno_name(err));
-	json_key(j, "message");
-	json_string(j, peercgroup_strerror(err));
+	json_kv_string(j, "error", pcg_errno_name(err));
+	json_kv_string(j, "message", peercgroup_strerror(err));
 }
 
 /* ---- status ---- */
@@ -323,10 +310,8 @@ static int cmd_status(void)
 	json_start(&j, stdout);
 	if (json) {
 		json_object_begin(&j);
-		json_key(&j, "library_version");
-		json_string(&j, peercgroup_library_version());
-		json_key(&j, "module_loaded");
-		json_bool(&j, r == 0 || r == -ENODEV || r == -EACCES);
+		json_kv_string(&j, "library_version", peercgroup_library_version());
+		json_kv_bool(&j, "module_loaded", r == 0 || r == -ENODEV || r == -EACCES);
 		if (r < 0)
 			json_error(&j, r);
 	} else {
@@ -338,14 +323,10 @@ static int cmd_status(void)
 	}
 	if (r == 0) {
 		if (json) {
-			json_key(&j, "abi_version");
-			json_uint(&j, m.abi_version);
-			json_key(&j, "module_version");
-			json_string(&j, m.version);
-			json_key(&j, "query_flags");
-			json_uint(&j, m.query_flags);
-			json_key(&j, "query_size");
-			json_uint(&j, m.query_size);
+			json_kv_uint(&j, "abi_version", m.abi_version);
+			json_kv_string(&j, "module_version", m.version);
+			json_kv_uint(&j, "query_flags", m.query_flags);
+			json_kv_uint(&j, "query_size", m.query_size);
 			json_key(&j, "features");
 			json_array_begin(&j);
 		} else {
@@ -414,15 +395,12 @@ static int cmd_status(void)
 		json_array_begin(&j);
 		for (i = 0; i < nholders; i++) {
 			json_object_begin(&j);
-			json_key(&j, "pid");
-			json_int(&j, holders[i].pid);
-			json_key(&j, "comm");
-			json_string(&j, holders[i].comm);
+			json_kv_int(&j, "pid", holders[i].pid);
+			json_kv_string(&j, "comm", holders[i].comm);
 			json_object_end(&j);
 		}
 		json_array_end(&j);
-		json_key(&j, "holders_complete");
-		json_bool(&j, !partial);
+		json_kv_bool(&j, "holders_complete", !partial);
 		json_object_end(&j);
 	} else {
 		if (read_ull(MODULE_SYSFS "/refcnt", &v))
@@ -465,18 +443,13 @@ static int report(FILE *f, int fd)
 	peercgroup_classify_path(info.path, info.path_len, 0, &c);
 	if (json) {
 		json_object_begin(&j);
-		json_key(&j, "pid");
-		json_int(&j, info.pid);
-		json_key(&j, "cgroup_id");
-		json_uint(&j, info.cgroup_id);
+		json_kv_int(&j, "pid", info.pid);
+		json_kv_uint(&j, "cgroup_id", info.cgroup_id);
 		json_key(&j, "path");
 		json_string_n(&j, info.path, info.path_len);
-		json_key(&j, "live");
-		json_bool(&j, info.flags & PEERCGROUP_INFO_LIVE);
-		json_key(&j, "cgroup_removed");
-		json_bool(&j, info.flags & PEERCGROUP_INFO_CGROUP_REMOVED);
-		json_key(&j, "peer_exited");
-		json_bool(&j, info.flags & PEERCGROUP_INFO_PEER_EXITED);
+		json_kv_bool(&j, "live", info.flags & PEERCGROUP_INFO_LIVE);
+		json_kv_bool(&j, "cgroup_removed", info.flags & PEERCGROUP_INFO_CGROUP_REMOVED);
+		json_kv_bool(&j, "peer_exited", info.flags & PEERCGROUP_INFO_PEER_EXITED);
 		json_class(&j, &c);
 		json_object_end(&j);
 	} else {
@@ -651,10 +624,8 @@ static int cmd_classify(const char *path)
 
 		json_start(&j, stdout);
 		json_object_begin(&j);
-		json_key(&j, "valid");
-		json_bool(&j, r == 0);
-		json_key(&j, "path");
-		json_string(&j, path);
+		json_kv_bool(&j, "valid", r == 0);
+		json_kv_string(&j, "path", path);
 		if (r == 0)
 			json_class(&j, &c);
 		json_object_end(&j);
