@@ -585,7 +585,7 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 	struct context x = { .parent = { "", 0 } };
 	struct str unit = { NULL, 0 }, first;
 	struct walk w;
-	int user_slice = 0, found = 0, app = 0;
+	int user_slice = 0, found = 0, app = 0, in_user_manager = 0;
 	size_t i;
 
 	walk_start(&w, p, end);
@@ -642,7 +642,10 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 		}
 		if (eq(c, "libpod_parent"))
 			x.libpod = 1;
-		if (match_flatpak(c, out) || match_snap(c, out) || match_app(c, out)) {
+		/* Desktop applications live in the user's service manager; a
+		 * system unit that happens to start with "app-" is not one. */
+		if (match_snap(c, out) ||
+		    (in_user_manager && (match_flatpak(c, out) || match_app(c, out)))) {
 			app = 1;
 			unit = c;
 			break;
@@ -652,6 +655,7 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 		if (out->uid < 0 && (uid = slice_uid(c, "user-", ".slice")) >= 0)
 			out->uid = uid;
 		if ((uid = slice_uid(c, "user@", ".service")) >= 0) {
+			in_user_manager = 1;
 			out->flags |= PEERCGROUP_CT_ROOTLESS;
 			if (out->uid < 0)
 				out->uid = uid;

@@ -150,7 +150,8 @@ const char *peercgroup_strerror(int err);
  * namespaces), CRI-O (systemd and cgroupfs, conmon), Kubernetes pods,
  * Amazon ECS, LXC/LXD/Incus (payload and monitor), systemd-nspawn (payload
  * and supervisor), machined machines, flatpak, snap, and desktop
- * applications named by systemd's app-<launcher>-<appid>-<random> rule.
+ * applications named by systemd's app-<launcher>-<appid>-<random> rule
+ * (flatpak and desktop applications only inside a user@UID.service).
  *
  * Not recognisable from the path alone, and reported as what the path shows:
  * toolbox and distrobox (they are podman or docker containers: the path
