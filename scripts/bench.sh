@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench.sh [--icount] [--boots N] [--quick] [--max N] [--mem MB] [--no-profile] KERNEL...
+# bench.sh [--icount] [--boots N] [--parts LIST] [--quick] [--max N] [--mem MB] [--no-profile] KERNEL...
 # For each kernel of scripts/kernels.conf: fetch and build it, boot it under
 # QEMU with the benchmark program (suite "bench", build/guest/bench), then
 # pull its figures out of the console log:
@@ -17,6 +17,8 @@
 #
 #   --icount      instruction-counted virtual time, 1 vCPU, 100 k connections
 #   --boots N     boots of an --icount run (3)
+#   --parts LIST  only these parts: query,connect,live,memory,contention
+#                 ("none" with the profile: the profile alone)
 #   --quick       short rounds and 20 k connections at most (bench-smoke)
 #   --max N       largest live-connection count of the memory part (1000000)
 #   --mem MB      guest memory (default 8192: 1 M connections need ~6 GB)
@@ -25,11 +27,12 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-quick=0 max='' mem='' profile=1 icount=0 boots=3
+quick=0 max='' mem='' profile=1 icount=0 boots=3 parts=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--icount) icount=1; shift ;;
 	--boots) boots=$2; shift 2 ;;
+	--parts) parts=$2; shift 2 ;;
 	--quick) quick=1; shift ;;
 	--max) max=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
@@ -37,7 +40,7 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-[ $# -gt 0 ] || { echo "usage: bench.sh [--icount] [--boots N] [--quick] [--max N] [--mem MB] [--no-profile] KERNEL..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: bench.sh [--icount] [--boots N] [--parts LIST] [--quick] [--max N] [--mem MB] [--no-profile] KERNEL..." >&2; exit 2; }
 # 1 M connections need ~6 GB of guest memory; icount runs stop at 100 k.
 if [ $quick = 1 ]; then
 	: "${max:=20000}" "${mem:=2048}"
@@ -100,8 +103,9 @@ boot() {
 	append="slab_nomerge pcg.bench_max=$max pcg.suite_timeout=3000"
 	[ $quick = 1 ] && append+=" pcg.bench_quick=1"
 	[ $profile = 1 ] && append+=" pcg.bench_profile=1"
+	[ -n "$parts" ] && [ $icount = 0 ] && append+=" pcg.bench_parts=$parts"
 	if [ $icount = 1 ]; then
-		append+=" pcg.bench_icount=1 pcg.bench_parts=query,connect,memory,contention"
+		append+=" pcg.bench_icount=1 pcg.bench_parts=${parts:-query,connect,memory,contention}"
 		accel_env=("PCG_QEMU_ICOUNT=shift=0,sleep=off")
 		echo "==== $k: boot $kver, run the benchmarks (guest: ${mem} MB, 1 vCPU, QEMU TCG -icount shift=0,sleep=off)"
 	else
