@@ -17,19 +17,7 @@ BENCH_ARGS ?=
 
 .PHONY: bench bench-smoke bench-icount bench-bin
 
-$(B)/guest/bench: tests/bench/bench.c tests/guest/guest.h userlib/peercgroup.h \
-		include/uapi/linux/peercgroup.h $(B)/userlib/libpeercgroup.a
-	@mkdir -p $(@D)
-	$(CC) $(GUEST_CFLAGS) -I$(CURDIR)/userlib -o $@ $< \
-		$(B)/userlib/libpeercgroup.a -lpthread -lm
-
-# Always ask userlib: it knows when its archive is stale.
-$(B)/userlib/libpeercgroup.a: FORCE-bench
-	$(MAKE) -C userlib static-lib O=$(B)/userlib
-
-.PHONY: FORCE-bench
-FORCE-bench:
-
+# build/guest/bench: the suites' pattern rule (tests/guest/suites.list).
 bench-bin: $(B)/guest/bench
 
 bench: deps bench-bin

@@ -116,7 +116,7 @@ boot() {
 	env "${accel_env[@]}" scripts/run-guest.sh --name "$(basename "$out")" \
 		--kernel "build/cache/kernels/$k/vmlinuz" \
 		--kver "$kver" --ko "build/kernels/$k/peercgroup.ko" --bins build/guest \
-		--out "$out" --suites bench --mem "$mem" --timeout 3600 \
+		--out "$out" --suites "$(scripts/suites.sh bench)" --mem "$mem" --timeout 3600 \
 		--append "$append" >"$out/run-guest.txt" 2>&1
 	rc=$?
 	tail -n 3 "$out/run-guest.txt"

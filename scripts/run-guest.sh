@@ -6,9 +6,10 @@
 #
 # run-guest.sh --name NAME --kernel VMLINUZ --kver KVER --ko PEERCGROUP_KO \
 #              --bins DIR --out DIR [--suites a,b] [--only TEST] [--timeout S]
+# (default suites: the "check" ones of tests/guest/suites.list)
 set -euo pipefail
 
-name= kernel= kver= ko= bins= out= suites=module_suite only= timeout=900
+name= kernel= kver= ko= bins= out= suites= only= timeout=900
 mem=1024 append_extra=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -32,6 +33,7 @@ for v in name kernel kver ko bins out; do
 done
 
 here=$(cd "$(dirname "$0")" && pwd)
+[ -n "$suites" ] || suites=$("$here/suites.sh" check)
 mkdir -p "$out"
 root=$(mktemp -d "$out/initramfs.XXXXXX")
 chmod 0755 "$root"
@@ -89,6 +91,8 @@ bad=$(grep -aE 'BUG:|WARNING:|Oops|Call Trace|KASAN|UBSAN|suspected memory leak|
 line=$(grep -a '^PEERCGROUP-VERDICT ' "$verdict" | tail -1 || true)
 passed=$(sed -n 's/.*passed=\([0-9]*\).*/\1/p' <<<"$line")
 failed=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' <<<"$line")
+skipped=$(sed -n 's/.*skipped=\([0-9]*\).*/\1/p' <<<"$line")
+assertions=$(sed -n 's/.*assertions=\([0-9]*\).*/\1/p' <<<"$line")
 if [ -z "$line" ]; then
 	problems+=("no verdict from the guest (crash or early exit)")
 	passed=${passed:-0}
@@ -105,6 +109,9 @@ if [ ${#problems[@]} -gt 0 ]; then
 	echo "----"
 	[ "$failed" -gt 0 ] || failed=1
 fi
+# Tests are promises (one "ok" line each); assertions are the checks in them.
+echo "$name: ${skipped:-0} tests skipped, ${assertions:-0} assertions checked"
 echo "$name: $passed passed, $failed failed"
-printf '%s %s %s %s\n' "$name" "$passed" "$failed" "$secs" >"$out/result"
+printf '%s %s %s %s %s %s\n' "$name" "$passed" "$failed" "$secs" "${skipped:-0}" "${assertions:-0}" \
+	>"$out/result"
 [ ${#problems[@]} -eq 0 ]
