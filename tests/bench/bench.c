@@ -32,11 +32,7 @@
 #include <time.h>
 
 /* The suites' helpers; this program uses only some of them. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wunused-variable"
-#include "../guest/guest.h"
-#pragma GCC diagnostic pop
+#include "guest.h"
 #include "peercgroup.h"
 
 #ifndef SO_PEERPIDFD
@@ -67,12 +63,13 @@ static long bench_max = 1000000;
 static bool profile;
 static char parts[256] = "query,connect,live,memory";
 
+/* A part runs if pcg.bench_parts names it and ONLY= (if any) is it. */
 static bool part(const char *name)
 {
 	char *p = strstr(parts, name);
 	size_t n = strlen(name);
 
-	return p && (p == parts || p[-1] == ',') && (p[n] == ',' || !p[n]);
+	return p && (p == parts || p[-1] == ',') && (p[n] == ',' || !p[n]) && t_selected(name);
 }
 static int ncpus;
 
@@ -144,42 +141,10 @@ static void die(const char *what)
 
 static void read_options(void)
 {
-	char buf[4096] = "";
-	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
-
-		buf[n > 0 ? n : 0] = 0;
-		close(fd);
-	}
-	for (char *w = strtok(buf, " \n"); w; w = strtok(NULL, " \n")) {
-		if (!strncmp(w, "pcg.bench_max=", 14))
-			bench_max = strtol(w + 14, NULL, 10);
-		else if (!strcmp(w, "pcg.bench_quick=1"))
-			quick = true;
-		else if (!strcmp(w, "pcg.bench_profile=1"))
-			profile = true;
-		else if (!strncmp(w, "pcg.bench_parts=", 16))
-			snprintf(parts, sizeof(parts), "%s", w + 16);
-	}
-}
-
-static bool cmdline_has(const char *word)
-{
-	char buf[4096] = "";
-	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
-
-		buf[n > 0 ? n : 0] = 0;
-		close(fd);
-	}
-	for (char *w = strtok(buf, " \n"); w; w = strtok(NULL, " \n"))
-		if (!strcmp(w, word))
-			return true;
-	return false;
+	bench_max = knob("pcg.bench_max", "PCG_BENCH_MAX", bench_max);
+	quick = knob("pcg.bench_quick", "PCG_BENCH_QUICK", 0) == 1;
+	profile = knob("pcg.bench_profile", "PCG_BENCH_PROFILE", 0) == 1;
+	cmdline_value("pcg.bench_parts", parts, sizeof(parts));
 }
 
 /* Room for @fds descriptors in this process. */
@@ -711,36 +676,6 @@ static pid_t peer_pid;
 static int dev_fd = -1;
 static char path_buf[4096];
 
-static int read_proc_cgroup(pid_t pid, char *out, size_t size)
-{
-	char fn[64], buf[1024];
-	ssize_t n;
-	int fd;
-
-	snprintf(fn, sizeof(fn), "/proc/%d/cgroup", (int)pid);
-	fd = open(fn, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		if (!strncmp(l, "0::", 3)) {
-			char *e = strchr(l, '\n');
-			size_t len = e ? (size_t)(e - l - 3) : strlen(l + 3);
-
-			if (len >= size)
-				return -1;
-			memcpy(out, l + 3, len);
-			out[len] = 0;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 /* One bare syscall, for scale. */
 static int m_getpid(int fd)
 {
@@ -763,7 +698,7 @@ static int m_peercred_proc(int fd)
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len))
 		return -1;
-	return read_proc_cgroup(uc.pid, path_buf, sizeof(path_buf));
+	return proc_cgroup(uc.pid, path_buf, sizeof(path_buf));
 }
 
 /* systemd/polkit's race-free route: the pidfd pins the process; the pid
@@ -780,7 +715,7 @@ static int m_pidfd_proc(int fd)
 	len = sizeof(uc);
 	r = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len);
 	if (!r)
-		r = read_proc_cgroup(uc.pid, path_buf, sizeof(path_buf));
+		r = proc_cgroup(uc.pid, path_buf, sizeof(path_buf));
 	if (!r)
 		r = syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0);
 	close(pidfd);
@@ -1082,7 +1017,7 @@ static void bench_memory(void)
 	     merged ? "MERGED with others (an alias in /sys/kernel/slab: "
 		      "slabinfo counts are shared; slab_nomerge separates it)" :
 	     base.found ? "separate (own line in /proc/slabinfo)" : "not found",
-	     cmdline_has("slab_nomerge") ? "on" : "off");
+	     cmdline_value("slab_nomerge", NULL, 0) ? "on" : "off");
 	for (int r = 0; r < (quick ? 2 : 3); r++)
 		add(&r0, cycle_rate(1, secs));
 	if (merged)
@@ -1326,9 +1261,7 @@ int main(int argc, char **argv)
 	char kver[256] = "";
 	long printk_level;
 
-	(void)argc;
-	(void)argv;
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	guest_begin("bench", argc, argv);
 	read_options();
 	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	{
@@ -1385,7 +1318,7 @@ int main(int argc, char **argv)
 	}
 	if (part("memory"))
 		bench_memory();
-	if (profile)
+	if (profile && t_selected("profile"))
 		bench_profile();
 	note("%s", "");
 	note("bench took %.0f s", now_s() - t0);
