@@ -36,7 +36,10 @@ help:
 	@echo "make check-debug   every suite + the storm on a KASAN/lockdep/UBSAN 6.1 kernel"
 	@echo "make checkpatch    checkpatch.pl --strict on the module and the uapi header"
 
+# make clean cleans with the KDIR the last build used (build/module.kdir).
 module:
+	@mkdir -p $(B)
+	echo '$(KDIR)' >$(B)/module.kdir
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 userlib:
@@ -90,7 +93,7 @@ install:
 	$(MAKE) -C userlib install O=$(B)/userlib
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-$(MAKE) -C $$(cat $(B)/module.kdir 2>/dev/null || echo '$(KDIR)') M=$(CURDIR) clean
 	rm -rf build
 
 # Feature fragments (install, benchmarks, reliability, style) add their
