@@ -15,6 +15,7 @@ pkgs=(
 	"linux-headers-$("$here/kernel.sh" field 6.1 abi)"  # make module's default KDIR
 	dkms openssl                                        # admin install path (openssl: dkms signing key)
 	gnuplot-nox                                         # benchmark chart
+	libsystemd-dev                                      # examples/responder: sd_listen_fds()
 	shellcheck sparse                                   # make static
 )
 INSTALL_UPDATE=1 install_missing "deps.sh" "${pkgs[@]}"

@@ -13,7 +13,7 @@ kernel_packages() {
 			tr ',|' '\n' | sed 's/(.*//; s/[[:space:]]//g' |
 			while read -r dep; do
 				case $dep in
-				linux-*-"$K_ABI" | linux-headers-*-common | linux-kbuild-*) echo "$dep" ;;
+				linux-*-"$K_ABI" | linux-headers-*-common | linux-headers-*-common-rt | linux-kbuild-*) echo "$dep" ;;
 				esac
 			done
 	done

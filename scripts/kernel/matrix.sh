@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # The kernel matrix: scripts/kernels.conf, read here and nowhere else.
-CONF=$TOP/scripts/kernels.conf
+CONF=${PCG_KERNELS_CONF:-$TOP/scripts/kernels.conf}
 
 # conf NAME: sets K_NAME K_SUITE K_ABI K_VER K_CC K_ROOT and KDIR_CACHE
 conf() {
