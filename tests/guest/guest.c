@@ -564,33 +564,67 @@ socklen_t abstract_addr(struct sockaddr_un *sa, const char *name)
 	return offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name);
 }
 
-int listen_on(const char *name, int type)
+/* A socket of @type bound and listening at, or connected to, abstract @name. */
+static int unix_socket_at(const char *name, int type, bool listening)
 {
 	struct sockaddr_un sa;
 	socklen_t len = abstract_addr(&sa, name);
 	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+	int err;
 
 	if (fd < 0)
 		return -1;
-	if (bind(fd, (struct sockaddr *)&sa, len) || listen(fd, 4096)) {
+	if (listening)
+		err = bind(fd, (struct sockaddr *)&sa, len) || listen(fd, 4096);
+	else
+		err = connect(fd, (struct sockaddr *)&sa, len);
+	if (err) {
 		close(fd);
 		return -1;
 	}
 	return fd;
 }
 
+int listen_on(const char *name, int type)
+{
+	return unix_socket_at(name, type, true);
+}
+
 int connect_to(const char *name, int type)
 {
-	struct sockaddr_un sa;
-	socklen_t len = abstract_addr(&sa, name);
-	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+	return unix_socket_at(name, type, false);
+}
 
-	if (fd < 0)
+int send_fd(int via, int fd)
+{
+	char data = 'F', cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { &data, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(via, &mh, 0) == 1 ? 0 : -1;
+}
+
+int recv_fd(int via)
+{
+	char data, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &data, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(via, &mh, MSG_CMSG_CLOEXEC) != 1)
 		return -1;
-	if (connect(fd, (struct sockaddr *)&sa, len)) {
-		close(fd);
+	cm = CMSG_FIRSTHDR(&mh);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
 		return -1;
-	}
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
 	return fd;
 }
 

@@ -35,6 +35,17 @@ static void server_stop(struct server *s)
 	cg_move("", 0);
 }
 
+/*
+ * A connection to a server in "srv" from a client process in cgroup @cg;
+ * returns the accepted socket.  The runner ends both after the test.
+ */
+static int connection(struct server *s, struct client *c, const char *cg, int type)
+{
+	if (cg_create(cg) || server_start(s, "srv", type) || client_start(c, cg, s->name, type))
+		return -1;
+	return accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
+}
+
 /* The path and id a query must give for cgroup @cg. */
 #define CHECK_ANSWER(err, q, path, cg) do {				\
 	char want_[300];						\
@@ -54,10 +65,7 @@ static void t_stream_accept_side(void)
 	char path[256];
 	int fd, err;
 
-	SYS(cg_create("cli_a"));
-	SYS(server_start(&s, "srv", SOCK_STREAM));
-	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
-	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(fd = connection(&s, &c, "cli_a", SOCK_STREAM));
 	err = query(fd, &q, path, sizeof(path));
 	CHECK_ANSWER(err, q, path, "cli_a");
 	CHECK_INT(c.pid, q.pid);
@@ -67,9 +75,6 @@ static void t_stream_accept_side(void)
 	CHECK_INT(0, err);
 	CHECK_INT((long long)cg_id("cli_a"), (long long)q.cgroup_id);
 	CHECK_INT(0, q.path_len);
-	close(fd);
-	client_stop(&c);
-	server_stop(&s);
 }
 
 /* The connecting side learns the listener's cgroup and pid. */
@@ -80,14 +85,8 @@ static void t_stream_client_side(void)
 	struct server s;
 	int fd;
 
-	SYS(cg_create("cli_a"));
-	SYS(server_start(&s, "srv", SOCK_STREAM));
-	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
-	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(fd = connection(&s, &c, "cli_a", SOCK_STREAM));
 	SYS(client_query(&c, &a));
-	close(fd);
-	client_stop(&c);
-	server_stop(&s);
 	CHECK_ANSWER(a.err, a.q, a.path, "srv");
 	CHECK_INT(getpid(), a.q.pid);
 }
@@ -167,16 +166,10 @@ static void t_seqpacket(void)
 	int fd, err;
 	pid_t pid;
 
-	SYS(cg_create("cli_a"));
-	SYS(server_start(&s, "srv", SOCK_SEQPACKET));
-	SYS(client_start(&c, "cli_a", s.name, SOCK_SEQPACKET));
-	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(fd = connection(&s, &c, "cli_a", SOCK_SEQPACKET));
 	err = query(fd, &q, path, sizeof(path));
 	SYS(client_query(&c, &a));
 	pid = c.pid;
-	close(fd);
-	client_stop(&c);
-	server_stop(&s);
 	CHECK_ANSWER(err, q, path, "cli_a");
 	CHECK_INT(pid, q.pid);
 	CHECK_ANSWER(a.err, a.q, a.path, "srv");
@@ -230,9 +223,6 @@ static void t_peer_moves(void)
 	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
 	SYS(client_move(&c, "cli_b"));
 	err = query(fd, &q, path, sizeof(path));
-	close(fd);
-	client_stop(&c);
-	server_stop(&s);
 	CHECK_ANSWER(err, q, path, "cli_a");
 }
 
@@ -246,10 +236,7 @@ static void t_peer_exits(void)
 	pid_t pid;
 	int fd, err;
 
-	SYS(cg_create("cli_a"));
-	SYS(server_start(&s, "srv", SOCK_STREAM));
-	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
-	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(fd = connection(&s, &c, "cli_a", SOCK_STREAM));
 	pid = c.pid;
 	err = query(fd, &q, path, sizeof(path));
 	CHECK_INT(0, err);
@@ -346,10 +333,7 @@ static void t_pid_namespace(void)
 	struct server s;
 	int fd;
 
-	SYS(cg_create("cli_a"));
-	SYS(server_start(&s, "srv", SOCK_STREAM));
-	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
-	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(fd = connection(&s, &c, "cli_a", SOCK_STREAM));
 	t_in_child(in_new_pid_namespace, &fd);
 }
 
@@ -371,9 +355,6 @@ static void t_cgroup_removed(void)
 	SYS(client_move(&c, ""));
 	SYS(cg_remove("gone"));
 	err = query(fd, &q, path, sizeof(path));
-	close(fd);
-	client_stop(&c);
-	server_stop(&s);
 	CHECK_INT(0, err);
 	CHECK_STR("/gone", path);
 	CHECK_INT((long long)id, (long long)q.cgroup_id);
@@ -526,10 +507,7 @@ static void t_errors(void)
 	char path[256], *unmapped;
 	int fd, sv[2], reg, inet, lsock, fresh, dgram;
 
-	SYS(cg_create("cli_a"));
-	SYS(server_start(&s, "srv", SOCK_STREAM));
-	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
-	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(fd = connection(&s, &c, "cli_a", SOCK_STREAM));
 	SYS(reg = open("/proc/self/status", O_RDONLY | O_CLOEXEC));
 	SYS(inet = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
 	SYS(fresh = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -606,9 +584,6 @@ static void t_errors(void)
 	close(dgram);
 	close(sv[0]);
 	close(sv[1]);
-	close(fd);
-	client_stop(&c);
-	server_stop(&s);
 }
 
 /*
@@ -625,10 +600,7 @@ static void t_abi_sizes(void)
 	char mv[64] = "";
 	int fd, vfd;
 
-	SYS(cg_create("cli_a"));
-	SYS(server_start(&s, "srv", SOCK_STREAM));
-	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
-	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(fd = connection(&s, &c, "cli_a", SOCK_STREAM));
 
 	/* a larger, zero-extended struct: fine, and bytes past ours untouched
 	 * by the kernel beyond the declared size
@@ -658,9 +630,6 @@ static void t_abi_sizes(void)
 	v.size = PEERCGROUP_VERSION_SIZE_VER0 - 1;
 	CHECK_INT(-EINVAL, raw_ioctl(PEERCGROUP_IOC_VERSION, &v));
 
-	close(fd);
-	client_stop(&c);
-	server_stop(&s);
 }
 
 /* A server that can accept() a connection can always query it. */

@@ -387,35 +387,6 @@ struct passed_fd {
 	char want_path[256];
 };
 
-static int recv_fd(int carrier)
-{
-	char b, cm[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &b, .iov_len = 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cm, .msg_controllen = sizeof(cm) };
-	int fd;
-
-	if (recvmsg(carrier, &mh, 0) != 1 || !CMSG_FIRSTHDR(&mh))
-		return -1;
-	memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&mh)), sizeof(fd));
-	return fd;
-}
-
-static int send_fd(int carrier, int fd)
-{
-	char b = 'f', cm[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &b, .iov_len = 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cm, .msg_controllen = sizeof(cm) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(carrier, &mh, 0) == 1 ? 0 : -1;
-}
-
 static void nobody_asks_about_passed_fd(void *arg)
 {
 	const struct passed_fd *p = arg;
