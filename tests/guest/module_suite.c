@@ -632,6 +632,16 @@ static void t_abi_sizes(void)
 
 }
 
+/* A NO_PATH query of @fd through the open device @dev, as fast as it gets. */
+static int query_id_on(int dev, int fd, struct peercgroup_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->sockfd = fd;
+	q->flags = PEERCGROUP_QUERY_NO_PATH;
+	return ioctl(dev, PEERCGROUP_IOC_QUERY, q);
+}
+
 /* A server that can accept() a connection can always query it. */
 static void t_ordering(void)
 {
@@ -650,11 +660,7 @@ static void t_ordering(void)
 			_exit(fd < 0);
 		}
 		SYS(acc = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
-		memset(&q, 0, sizeof(q));
-		q.size = sizeof(q);
-		q.sockfd = acc;
-		q.flags = PEERCGROUP_QUERY_NO_PATH;
-		if (ioctl(dev, PEERCGROUP_IOC_QUERY, &q))
+		if (query_id_on(dev, acc, &q))
 			FAIL("connection %d: query right after accept: %s", i, strerror(errno));
 		CHECK_INT(pid, q.pid);
 		close(acc);
@@ -665,11 +671,7 @@ static void t_ordering(void)
 		struct peercgroup_query cq;
 
 		SYS(cli = connect_to(s.name, SOCK_STREAM));
-		memset(&cq, 0, sizeof(cq));
-		cq.size = sizeof(cq);
-		cq.sockfd = cli;
-		cq.flags = PEERCGROUP_QUERY_NO_PATH;
-		if (ioctl(dev, PEERCGROUP_IOC_QUERY, &cq))
+		if (query_id_on(dev, cli, &cq))
 			FAIL("client %d: query right after connect: %s", i, strerror(errno));
 		SYS(acc = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
 		close(acc);
