@@ -36,8 +36,13 @@ help:
 	@echo "make check-stress  the storm (100 reloads), 5M ioctl fuzz, classifier libFuzzer"
 	@echo "make check-debug   every suite + the storm on a KASAN/lockdep/UBSAN 6.1 kernel"
 	@echo "make checkpatch    checkpatch.pl --strict on the module and the uapi header"
+	@echo "make static        shellcheck, sparse (module), gcc -fanalyzer (library, CLI)"
+	@echo "ONLY=TEST or ONLY=SUITE/TEST runs one test; suites: tests/guest/suites.list"
 
+# make clean cleans with the KDIR the last build used (build/module.kdir).
 module:
+	@mkdir -p $(B)
+	echo '$(KDIR)' >$(B)/module.kdir
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 userlib:
@@ -92,7 +97,7 @@ install:
 	$(MAKE) -C userlib install O=$(B)/userlib
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-$(MAKE) -C $$(cat $(B)/module.kdir 2>/dev/null || echo '$(KDIR)') M=$(CURDIR) clean
 	rm -rf build
 
 # Feature fragments (install, benchmarks, reliability, style) add their

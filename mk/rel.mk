@@ -7,8 +7,8 @@
 #                       kmemleak scan
 #
 # Sizes (kernel command line words, read by the suites themselves):
-#   pcg.storm_rounds=N  rounds per storm worker, at least (default 100)
-#   pcg.storm_cycles=N  module unload/load cycles during the storm (default 25,
+#   pcg.storm_rounds=N  rounds per storm worker, at least (default 50)
+#   pcg.storm_cycles=N  module unload/load cycles during the storm (default 8,
 #                       what make check runs; these targets ask for 100)
 #   pcg.fuzz_iters=N    ioctl fuzz iterations (default 200000, ~2 s under TCG);
 #                       pcg.fuzz_seed=S reruns a seed (printed by the suite)

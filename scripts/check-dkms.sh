@@ -13,7 +13,7 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 kname=${1:-6.1}
 name=peercgroup
 version=$(cat VERSION)
@@ -88,7 +88,7 @@ src=/usr/src/$name-$version
 want=$( { echo Kbuild; echo VERSION; echo Makefile; echo dkms.conf
 	  ls module/*.[ch]; echo include/uapi/linux/peercgroup.h; } | sort)
 got=$(cd "$src" 2>/dev/null && find . -type f | sed 's|^\./||' | sort)
-check source-tree "$src holds [$(echo $got)], want [$(echo $want)]" [ "$got" = "$want" ]
+check source-tree "$src holds [$(tr '\n' ' ' <<<"$got")], want [$(tr '\n' ' ' <<<"$want")]" [ "$got" = "$want" ]
 check dkms-conf-version "dkms.conf's PACKAGE_VERSION is not $version" \
 	grep -qx "PACKAGE_VERSION=\"$version\"" "$src/dkms.conf"
 
@@ -188,5 +188,5 @@ for f in "${sysfiles[@]}"; do
 	check "gone:$f" "$f remains" [ ! -e "$f" ]
 done
 left=$(find /usr/src /var/lib/dkms "/lib/modules/$kver" /etc /dev -name "*$name*" 2>/dev/null)
-check gone-anything "left behind: $(echo $left)" [ -z "$left" ]
+check gone-anything "left behind: $(tr '\n' ' ' <<<"$left")" [ -z "$left" ]
 finish

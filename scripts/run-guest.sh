@@ -9,8 +9,8 @@
 # (default suites: the "check" ones of tests/guest/suites.list)
 set -euo pipefail
 
-name= kernel= kver= ko= bins= out= suites= only= timeout=900
-mem=1024 append_extra=
+name='' kernel='' kver='' ko='' bins='' out='' suites='' only='' timeout=900
+mem=1024 append_extra=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--name) name=$2 ;;

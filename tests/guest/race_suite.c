@@ -109,39 +109,6 @@ static void judge(int dev, int fd, uint64_t expect_cg, struct tally *t, const ch
 	}
 }
 
-static int send_fd(int via, int fd)
-{
-	char data = 'L', cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { &data, 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(via, &mh, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int via)
-{
-	char data, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &data, 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(via, &mh, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&mh);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 /*
  * A relistener: lives in @cg, receives the listening socket over @via,
  * listens once and reports, then calls listen() in a loop until told to
