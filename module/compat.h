@@ -88,12 +88,17 @@ compat_ftrace_arg(struct pt_regs *regs, unsigned int n)
 #endif
 
 /*
- * cgroup_path_ns() reports a path longer than the buffer by returning its
- * full length (kernfs, strlcpy era) or -E2BIG (strscpy era, 6.9+).
+ * kernfs_path_from_node() given a buffer too small for the path:
+ * - 5.10 (strlcpy): returns the full length, which may exceed @buflen;
+ * - 6.1, 6.12, 7.3: -E2BIG when the leading "/.." part does not fit
+ *   (strscpy); otherwise the length written, at most @buflen - 1, with no
+ *   sign that the names part (scnprintf) was cut.
+ * A result of @buflen - 1 bytes or more may therefore be cut on every
+ * kernel; a shorter one is the whole path.
  */
-static inline bool compat_cgroup_path_truncated(int ret, size_t buflen)
+static inline bool compat_kernfs_path_complete(int ret, size_t buflen)
 {
-	return ret == -E2BIG || (ret >= 0 && (size_t)ret >= buflen);
+	return ret >= 0 && (size_t)ret + 1 < buflen;
 }
 
 #endif /* PEERCGROUP_COMPAT_H */

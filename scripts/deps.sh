@@ -11,6 +11,7 @@ pkgs=(
 	"linux-headers-$(sed -n 's/^6\.1[[:space:]]\+[^ ]\+[[:space:]]\+\([^ ]\+\).*/\1/p' "$(dirname "$0")/kernels.conf")"
 	dkms openssl                                        # admin install path (openssl: dkms signing key)
 	gnuplot-nox                                         # benchmark chart
+	libsystemd-dev                                      # examples/responder: sd_listen_fds()
 )
 missing=()
 for p in "${pkgs[@]}"; do
