@@ -391,7 +391,7 @@ static int match_flatpak(struct str c, struct peercgroup_class *out)
 	struct str body;
 	const char *dash;
 
-	if (!has_prefix(c, "app-flatpak-") || !has_suffix(c, ".scope"))
+	if (!has_prefix(c, "app-flatpak-") || !has_suffix(c, ".scope") || c.n < 12 + 6)
 		return 0;
 	body.s = c.s + 12;
 	body.n = c.n - 12 - 6;
@@ -412,7 +412,9 @@ static int match_snap(struct str c, struct peercgroup_class *out)
 	struct str body;
 	int scope = has_suffix(c, ".scope");
 
-	if (!has_prefix(c, "snap.") || !(scope || has_suffix(c, ".service")))
+	/* prefix and suffix must not share the dot: "snap.service" */
+	if (!has_prefix(c, "snap.") || !(scope || has_suffix(c, ".service")) ||
+	    c.n < 5 + (scope ? 6 : 8))
 		return 0;
 	body.s = c.s + 5;
 	body.n = c.n - 5 - (scope ? 6 : 8);
@@ -443,7 +445,8 @@ static int match_app(struct str c, struct peercgroup_class *out)
 	int scope = has_suffix(c, ".scope"), nw = 0, at_rand = 0;
 	const char *p, *at, *end;
 
-	if (!has_prefix(c, "app-") || !(scope || has_suffix(c, ".service")))
+	if (!has_prefix(c, "app-") || !(scope || has_suffix(c, ".service")) ||
+	    c.n < 4 + (scope ? 6 : 8))
 		return 0;
 	body.s = c.s + 4;
 	body.n = c.n - 4 - (scope ? 6 : 8);
