@@ -32,6 +32,7 @@ help:
 	@echo "make check-dkms    install with DKMS, boot the installed module, uninstall"
 	@echo "make bench         benchmarks on 6.1 (KERNELS=...), results in build/bench/"
 	@echo "make bench-smoke   a short benchmark run (< 1 min)"
+	@echo "make bench-icount  the benchmarks under QEMU -icount (deterministic), 3 boots"
 	@echo "make check-stress  the storm (100 reloads), 5M ioctl fuzz, classifier libFuzzer"
 	@echo "make check-debug   every suite + the storm on a KASAN/lockdep/UBSAN 6.1 kernel"
 	@echo "make checkpatch    checkpatch.pl --strict on the module and the uapi header"

@@ -68,12 +68,16 @@ rm -f "$console" "$verdict"
 # guest when the module is unloaded under load.  PCG_QEMU_ACCEL=tcg selects
 # multi-threaded TCG anyway.
 accel=${PCG_QEMU_ACCEL:-tcg,thread=single}
+# PCG_QEMU_ICOUNT=shift=0,sleep=off: deterministic virtual time (guest time
+# is a function of instructions executed), with one vCPU.
+smp=2 icount=()
+[ -n "${PCG_QEMU_ICOUNT:-}" ] && smp=1 icount=(-icount "$PCG_QEMU_ICOUNT")
 append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1"
 append+=" pcg.suites=$suites${only:+ pcg.only=$only} $append_extra"
 start=$(date +%s)
 set +e
 timeout --foreground "$timeout" qemu-system-x86_64 \
-	-accel "$accel" -cpu max -smp 2 -m "$mem" \
+	-accel "$accel" "${icount[@]}" -cpu max -smp "$smp" -m "$mem" \
 	-nodefaults -no-reboot -display none -monitor none \
 	-kernel "$kernel" -initrd "$initrd" -append "$append" \
 	-serial "file:$console" -serial "file:$verdict" </dev/null
