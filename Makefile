@@ -68,7 +68,8 @@ $(GUEST_LIB): FORCE
 
 guest-bins: $(addprefix $(B)/guest/,$(ALL_SUITES))
 	$(MAKE) -C userlib static-cli O=$(B)/userlib
-	cp $(B)/userlib/static/peercgroup $(B)/guest/
+	$(MAKE) -C userlib static-responder O=$(B)/userlib
+	cp $(B)/userlib/static/peercgroup $(B)/userlib/static/responder $(B)/guest/
 
 unit:
 	$(MAKE) -C userlib check check-install O=$(B)/userlib

@@ -52,6 +52,8 @@ for s in ${suites//,/ }; do
 done
 # The CLI, for suites that act as an admin would.
 [ -x "$bins/peercgroup" ] && install -m 0755 "$bins/peercgroup" "$root/bin/peercgroup"
+# The example responder, for the suite of its policy decisions.
+[ -x "$bins/responder" ] && install -m 0755 "$bins/responder" "$root/bin/responder"
 initrd="$out/initramfs.cpio.gz"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd"
 

@@ -155,7 +155,7 @@ static unsigned long pick_cmd(uint64_t *s)
 
 static const int allowed[] = {
 	0, EBADF, ENOTSOCK, EAFNOSUPPORT, EOPNOTSUPP, ENOTCONN, ENODATA, ERANGE,
-	EFAULT, EINVAL, E2BIG, ENOTTY,
+	EFAULT, EINVAL, E2BIG, ENOTTY, EREMOTE, ENAMETOOLONG, ENOMEM,
 };
 
 static void t_fuzz_ioctl(void)
