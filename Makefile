@@ -32,8 +32,9 @@ help:
 	@echo "make check-debug   every suite + the storm on a KASAN/lockdep/UBSAN 6.1 kernel"
 	@echo "make checkpatch    checkpatch.pl --strict on the module and the uapi header"
 
+# packaging/Makefile.dkms is the one module build (dkms runs it too).
 module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(MAKE) -f packaging/Makefile.dkms KVER=$(KVER) KDIR=$(KDIR)
 
 userlib:
 	$(MAKE) -C userlib all O=$(B)/userlib
@@ -70,7 +71,7 @@ install:
 	$(MAKE) -C userlib install O=$(B)/userlib
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-$(MAKE) -f packaging/Makefile.dkms KVER=$(KVER) KDIR=$(KDIR) clean
 	rm -rf build
 
 # Feature fragments (install, benchmarks, reliability, style) add their

@@ -23,7 +23,7 @@
 #define PUBLIC __attribute__((visibility("default")))
 
 #ifndef PEERCGROUP_LIB_VERSION_STRING
-#define PEERCGROUP_LIB_VERSION_STRING "0.1.0"
+#define PEERCGROUP_LIB_VERSION_STRING "0.2.0"
 #endif
 
 /*
