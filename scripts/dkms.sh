@@ -129,6 +129,10 @@ activate() {
 		{ say "dkms add $name/$v failed"; return 1; }
 	for k in "${kernels[@]}"; do
 		rc=0
+		if dkms status -m "$name" -v "$v" -k "$k" 2>/dev/null | grep -q ': \(built\|installed\)'; then
+			built+=("$k")
+			continue
+		fi
 		dkms build "$name/$v" -k "$k" || rc=$?
 		case $rc in
 		0) built+=("$k") ;;
@@ -149,9 +153,17 @@ activate() {
 		owned "$srcbase/$name-$o" || rm -rf "${srcbase:?}/$name-$o"
 	done
 	for k in "${built[@]}"; do
-		dkms install "$name/$v" -k "$k" || { say "dkms install $name/$v -k $k failed"; return 1; }
+		if ! dkms status -m "$name" -v "$v" -k "$k" 2>/dev/null | grep -q ': installed'; then
+			dkms install "$name/$v" -k "$k" || { say "dkms install $name/$v -k $k failed"; return 1; }
+		fi
 		say "installed $name $v for kernel $k"
 	done
+	if [ -d /sys/module/$name ] && [ "$(cat /sys/module/$name/version)" != "$v" ]; then
+		say "note: version $(cat /sys/module/$name/version) is still loaded; it is replaced at" \
+			"the next boot, or now: stop the services that use /dev/$name, then" \
+			"modprobe -r $name && modprobe $name, and start them again (connections" \
+			"made before the reload have no record)"
+	fi
 }
 
 remove_version() {
@@ -190,11 +202,6 @@ install)
 		die "nothing was changed: $(installed_summary)"
 	fi
 	install_system
-	if [ -d /sys/module/$name ] && [ "$(cat /sys/module/$name/version)" != "$version" ]; then
-		say "note: version $(cat /sys/module/$name/version) is still loaded; it is replaced at" \
-			"the next boot (or now: modprobe -r $name && modprobe $name, which forgets" \
-			"the connections made so far)"
-	fi
 	;;
 activate)
 	v=${2:?usage: dkms.sh activate VERSION [KVER...]}

@@ -512,8 +512,12 @@ PUBLIC const char *peercgroup_strerror(int err)
 {
 	switch (err < 0 ? -err : err) {
 	case 0:		return "success";
-	case ENOPKG:	return "peercgroup kernel module is not loaded (no /dev/peercgroup)";
-	case EACCES:	return "permission denied opening /dev/peercgroup";
+	/* The hints name what an admin does; see docs/INSTALL.md. */
+	case ENOPKG:	return "peercgroup kernel module is not loaded (no /dev/peercgroup): "
+			       "modprobe peercgroup; in a systemd service with PrivateDevices=yes, "
+			       "add BindReadOnlyPaths=/dev/peercgroup and DeviceAllow=/dev/peercgroup r";
+	case EACCES:	return "permission denied opening /dev/peercgroup: in a systemd service, "
+			       "add DeviceAllow=/dev/peercgroup r";
 	case EPROTO:	return "peercgroup module speaks an incompatible ABI";
 	case ENODATA:	return "no cgroup record for this connection (made before the module was loaded?)";
 	case ENOTCONN:	return "socket is not connected (or is listening)";
