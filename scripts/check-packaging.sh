@@ -30,14 +30,23 @@ check changelog-md-version "CHANGELOG.md's newest entry is '$news', VERSION is '
 opts=$(sed -n 's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"$/\1/p' dkms.conf)
 check config-list "no BUILD_EXCLUSIVE_CONFIG in dkms.conf" [ -n "$opts" ]
 for o in $opts; do
-	# An "#if ... !defined(CONFIG_X) ..." line followed by an #error.
-	check "compat-errors-$o" "module/compat.h has no #error for $o (dkms.conf requires it)" \
-		awk -v o="$o" '/^#if/ && index($0, "!defined(" o ")") { want = 1; next }
+	# "#if ... !defined(CONFIG_X)" (required) or "#if defined(CONFIG_X)"
+	# (refused, written !CONFIG_X in dkms.conf), then an #error.
+	case $o in
+	!*) o=${o#!} cond="defined($o)" ;;
+	*) cond="!defined($o)" ;;
+	esac
+	check "compat-errors-$o" "module/compat.h has no '#if $cond' + #error (dkms.conf lists $o)" \
+		awk -v c="$cond" '/^#if/ { line = $0; gsub(/!defined/, "NOT", line); cc = c; gsub(/!defined/, "NOT", cc)
+				if (index(line, cc)) { want = 1; next } }
 			want && /^#error/ { found = 1 } { want = 0 } END { exit !found }' module/compat.h
 done
-mk=$(make -s -f packaging/Makefile.dkms -p KVER=0 KDIR=/nonexistent 2>/dev/null |
-	sed -n 's/^REQUIRED_CONFIG := //p' | head -n 1)
-check makefile-reads-list "packaging/Makefile.dkms requires '$mk', dkms.conf '$opts'" [ "$mk" = "$opts" ]
+mk_req=$(make -s -f packaging/Makefile.dkms -p KVER=0 KDIR=/nonexistent 2>/dev/null | sed -n 's/^REQUIRED_CONFIG := //p' | head -n 1)
+mk_ref=$(make -s -f packaging/Makefile.dkms -p KVER=0 KDIR=/nonexistent 2>/dev/null | sed -n 's/^REFUSED_CONFIG := //p' | head -n 1)
+want_req=$(tr ' ' '\n' <<<"$opts" | grep -v '^!' | paste -sd' ')
+want_ref=$(tr ' ' '\n' <<<"$opts" | sed -n 's/^!//p' | paste -sd' ')
+check makefile-reads-list "packaging/Makefile.dkms requires '$mk_req' and refuses '$mk_ref'; dkms.conf says '$opts'" \
+	test "$mk_req" = "$want_req" -a "$mk_ref" = "$want_ref"
 
 # Each licence and exception named by a source file's SPDX line.
 while read -r l; do
