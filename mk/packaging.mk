@@ -43,5 +43,10 @@ deb:
 deb-prev:
 	scripts/deb.sh prev $(PREV_COMMIT) $(PREV_VERSION) $(B)/deb-prev
 
-check-system: deps deb deb-prev
+# Uses build/deb and build/deb-prev as they are, building them only when
+# missing (CI runs "make deb" just before): "make deb check-system" after a
+# change.
+check-system: deps
+	@[ -n "$$(ls $(DEB_OUT)/peercgroup-dkms_*.deb 2>/dev/null)" ] || $(MAKE) deb
+	@[ -n "$$(ls $(B)/deb-prev/peercgroup-dkms_*.deb 2>/dev/null)" ] || $(MAKE) deb-prev
 	scripts/check-system.sh

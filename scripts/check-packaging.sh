@@ -7,7 +7,7 @@
 #    by packaging/Makefile.dkms too) has an #error in module/compat.h;
 #  - every SPDX licence of the tree has its text in LICENSES/.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 passed=0 failed=0
 check() {
 	local n=$1 why=$2

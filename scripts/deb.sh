@@ -57,6 +57,11 @@ prev)
 	# Only that release's entry in debian/changelog.
 	sed -n "/^peercgroup ($version)/,\$p" "$top/debian/changelog" >"$d/debian/changelog"
 	[ -s "$d/debian/changelog" ] || die "debian/changelog has no entry for $version"
+	# The symbols of the version nodes that release had, and its files.
+	nodes=$(sed -n 's/^\(LIBPEERCGROUP_[0-9.]*\) *{.*/\1/p' "$d/userlib/libpeercgroup.map" | paste -sd'|')
+	grep -E "^[^ ]|@($nodes) " "$top/debian/libpeercgroup1.symbols" >"$d/debian/libpeercgroup1.symbols"
+	[ -e "$d/userlib/cli/peercgroup.bash" ] ||
+		sed -i '/bash-completion/d' "$d/debian/peercgroup.install"
 	# Headers in include/peercgroup/, as debian/libpeercgroup-dev.install wants.
 	sed -i -e 's|\$(INCLUDEDIR)/linux|$(INCLUDEDIR)/peercgroup/linux|g' \
 		-e 's|\$(INCLUDEDIR)/peercgroup.h|$(INCLUDEDIR)/peercgroup/peercgroup.h|' "$d/userlib/Makefile"

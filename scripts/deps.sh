@@ -12,6 +12,7 @@ pkgs=(
 	dkms openssl                                        # admin install path (openssl: dkms signing key)
 	gnuplot-nox                                         # benchmark chart
 	libsystemd-dev                                      # examples/responder: sd_listen_fds()
+	debhelper dh-dkms dpkg-dev lintian e2fsprogs        # make deb, make check-system
 )
 missing=()
 for p in "${pkgs[@]}"; do
