@@ -88,7 +88,7 @@ boot)
 	srv=$(systemctl show -P ExecMainStartTimestampMonotonic pcg-early.service)
 	note "systemd-modules-load done at ${ml}us, pcg-early.service started at ${srv}us (monotonic)"
 	check 2-before-services "modules-load ended at $ml, the service started at $srv" \
-		[ "${ml:-0}" -gt 0 ] && [ "${srv:-0}" -gt "${ml:-0}" ]
+		test "${ml:-0}" -gt 0 -a "${srv:-0}" -gt "${ml:-0}"
 	journalctl -b -u pcg-early.service -o cat >/tmp/early.log
 	check 2-boot-client-answered "the server's log: $(tr '\n' '|' </tmp/early.log)" \
 		grep -q 'pcg-early-client.service' /tmp/early.log
