@@ -17,5 +17,6 @@ pkgs=(
 	gnuplot-nox                                         # benchmark chart
 	libsystemd-dev                                      # examples/responder: sd_listen_fds()
 	shellcheck sparse                                   # make static
+	debhelper dh-dkms dpkg-dev lintian e2fsprogs        # make deb, make check-system
 )
 INSTALL_UPDATE=1 install_missing "deps.sh" "${pkgs[@]}"

@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define PEERCGROUP_LIB_VERSION_MAJOR 0
-#define PEERCGROUP_LIB_VERSION_MINOR 1
+#define PEERCGROUP_LIB_VERSION_MINOR 2
 
 /* Flags for peercgroup_get() (in). */
 /* Skip the path: only cgroup_id, pid and flags are filled (faster). */
