@@ -6,7 +6,7 @@ B := $(CURDIR)/build
 # Kernels the guest suites run on: "make check KERNELS='6.1 7.3'".
 KERNELS ?= 6.1
 MATRIX := $(shell scripts/kernel.sh list 2>/dev/null)
-SUITES ?= module_suite,lib_suite,security_suite,fuzz_suite
+SUITES ?= module_suite,lib_suite,security_suite,fuzz_suite,go_suite,py_suite
 
 GUEST_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -g -static -I$(CURDIR)/include/uapi
 

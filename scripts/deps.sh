@@ -11,6 +11,8 @@ pkgs=(
 	"linux-headers-$(sed -n 's/^6\.1[[:space:]]\+[^ ]\+[[:space:]]\+\([^ ]\+\).*/\1/p' "$(dirname "$0")/kernels.conf")"
 	dkms openssl                                        # admin install path (openssl: dkms signing key)
 	gnuplot-nox                                         # benchmark chart
+	golang-go golang-golang-x-sys-dev                   # Go binding, offline
+	python3 python3-pytest python3-venv python3-pip python3-setuptools python3-wheel  # Python binding
 )
 missing=()
 for p in "${pkgs[@]}"; do

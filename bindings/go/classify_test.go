@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+package peercgroup
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// tests/data/classify.tsv, the classifier table shared by C, Go and
+// Python: UTF-8, '#' comments and blank lines ignored, the first other
+// line a header, tab-separated, columns read by header name.
+type tableRow struct {
+	line int
+	col  map[string]string
+}
+
+func readTable(t *testing.T) []tableRow {
+	fn := os.Getenv("PEERCGROUP_CLASSIFY_TSV")
+	if fn == "" {
+		fn = filepath.Join(os.Getenv("PEERCGROUP_SRC"), "tests/data/classify.tsv")
+		if _, err := os.Stat(fn); err != nil {
+			t.Skip("TODO(classifier merge): no tests/data/classify.tsv yet")
+		}
+	}
+	f, err := os.Open(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var header []string
+	var rows []tableRow
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		cells := strings.Split(line, "\t")
+		if header == nil {
+			header = cells
+			continue
+		}
+		if len(cells) != len(header) {
+			t.Fatalf("%s:%d: %d columns, header has %d", fn, n, len(cells), len(header))
+		}
+		r := tableRow{n, map[string]string{}}
+		for i, h := range header {
+			r.col[h] = cells[i]
+		}
+		rows = append(rows, r)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+var escape = regexp.MustCompile(`\\(\\|t|n|x[0-9A-Fa-f]{2})`)
+
+// unescape undoes the table's C escapes: \\ \t \n \xNN.
+func unescape(s string) string {
+	return escape.ReplaceAllStringFunc(s, func(m string) string {
+		switch m[1] {
+		case '\\':
+			return "\\"
+		case 't':
+			return "\t"
+		case 'n':
+			return "\n"
+		}
+		v, _ := strconv.ParseUint(m[2:], 16, 8)
+		return string([]byte{byte(v)})
+	})
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// answer renders a classification as the table's columns.
+func answer(path string) map[string]string {
+	c, err := ClassifyStrict(path)
+	if err != nil {
+		if !errors.Is(err, ErrInvalidPath) || !errors.Is(err, unix.EINVAL) {
+			return map[string]string{"valid": "error " + err.Error()}
+		}
+		return map[string]string{"valid": "no"}
+	}
+	return classificationColumns(c)
+}
+
+func TestClassifyParity(t *testing.T) {
+	rows := readTable(t)
+	if len(rows) < 50 {
+		t.Fatalf("only %d rows in the table", len(rows))
+	}
+	for _, r := range rows {
+		path := unescape(r.col["path"])
+		got := answer(path)
+		if got["valid"] != r.col["valid"] {
+			t.Errorf("line %d %q: valid %s, table says %s", r.line, path, got["valid"], r.col["valid"])
+			continue
+		}
+		if got["valid"] == "no" {
+			continue
+		}
+		for col, want := range r.col {
+			if col == "path" || col == "valid" || col == "source" {
+				continue
+			}
+			if col != "runtime" && col != "flags" && col != "uid" && col != "up" {
+				want = unescape(want)
+			}
+			g, ok := got[col]
+			if !ok {
+				t.Errorf("line %d: the Go classifier has no column %q", r.line, col)
+			} else if g != want {
+				t.Errorf("line %d %q: %s = %q, table says %q", r.line, path, col, g, want)
+			}
+		}
+	}
+	// Classify is ClassifyStrict without the error.
+	if c := Classify("a//b"); c.Runtime != Unknown || c.UID != -1 {
+		t.Errorf("Classify of an invalid path: %+v", c)
+	}
+}
+
+func TestRuntimeNames(t *testing.T) {
+	if Runtime(-1).String() != "unknown" || runtimeCount.String() != "unknown" || CRIO.String() != "cri-o" {
+		t.Error("runtime names")
+	}
+	if got := fmt.Sprint(Conmon | Rootless); got != "conmon,rootless" {
+		t.Errorf("flags %q", got)
+	}
+}
