@@ -63,11 +63,13 @@ compat_ftrace_arg(struct pt_regs *regs, unsigned int n)
 
 /*
  * cgroup_path_ns() reports a path longer than the buffer by returning its
- * full length (kernfs, strlcpy era) or -E2BIG (strscpy era, 6.9+).
+ * full length (strlcpy era), by -E2BIG (strscpy era, 6.9+), or not at all:
+ * from 6.1 kernfs sums scnprintf() results, which stop at buflen - 1.  A
+ * result that fills the buffer may have been cut.
  */
 static inline bool compat_cgroup_path_truncated(int ret, size_t buflen)
 {
-	return ret == -E2BIG || (ret >= 0 && (size_t)ret >= buflen);
+	return ret == -E2BIG || (ret >= 0 && (size_t)ret >= buflen - 1);
 }
 
 #endif /* PEERCGROUP_COMPAT_H */
