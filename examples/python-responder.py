@@ -25,7 +25,7 @@ def subject(key, path, ct):
     return {"runtime": str(ct.runtime), "cgroup": path,
             "container": who if ct.id and not monitor else None,
             "monitor": who if monitor else None,
-            "app": getattr(ct, "app", "") or None, "unit": getattr(ct, "unit", "") or None}[key]
+            "app": ct.app or None, "unit": ct.unit or None}[key]
 
 
 async def answer(reader, writer, peer):

@@ -49,7 +49,7 @@ var (
 	ErrNotConnected error = &sentinel{unix.ENOTCONN, message(unix.ENOTCONN)}
 	// ErrABIMismatch: the loaded module speaks another ABI version (EPROTO).
 	ErrABIMismatch error = &sentinel{unix.EPROTO, message(unix.EPROTO)}
-	// ErrInvalidPath: ClassifyStrict was given something that cannot be a
+	// ErrInvalidPath: ClassifyPath was given something that cannot be a
 	// cgroup path (EINVAL).
 	ErrInvalidPath error = &sentinel{unix.EINVAL, "not a cgroup path"}
 )

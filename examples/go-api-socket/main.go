@@ -11,7 +11,7 @@
 //	curl --unix-socket /run/demo.sock http://x/whoami
 //
 // -admin runtimes may do anything, -read runtimes may only GET; everyone
-// else, and every caller without a record, gets 403.
+// else, a runtime's monitor, and every caller without a record get 403.
 package main
 
 import (
@@ -48,9 +48,14 @@ func main() {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			p := peercgroup.PeerFromContext(r.Context())
 			rt := p.Container.Runtime.String()
-			allowed := p.Err == nil &&
+			// A runtime's monitor (conmon, lxc.monitor) is not the container.
+			monitor := p.Container.Flags&peercgroup.FlagMonitor != 0
+			allowed := p.Err == nil && !monitor &&
 				(admins[rt] || readers[rt] && r.Method == http.MethodGet)
 			who := rt + " " + p.Container.ID
+			if monitor {
+				who += " (monitor)"
+			}
 			if p.Err != nil {
 				who = "unknown caller: " + p.Err.Error() // no record, no proof
 			}
@@ -71,7 +76,8 @@ func main() {
 		json.NewEncoder(w).Encode(map[string]any{
 			"cgroup": p.Info.Path, "cgroup_id": p.Info.CgroupID, "pid": p.Info.PID,
 			"runtime": p.Container.Runtime.String(), "id": p.Container.ID,
-			"pod": p.Container.Pod, "flags": p.Container.Flags.String(),
+			"pod": p.Container.Pod, "app": p.Container.App, "unit": p.Container.Unit,
+			"flags": p.Container.Flags.String(),
 		})
 	})
 

@@ -23,11 +23,11 @@ from . import _device
 from ._errors import (ABIMismatchError, InvalidPathError, ModuleNotLoadedError,
                       NoRecordError, NotConnectedError, PeercgroupError, strerror)
 from ._device import Module, module_info
-from .classify import Container, ContainerFlags, Runtime, classify
+from .classify import Container, ContainerFlags, Namespace, Runtime, classify
 
 __all__ = [
     "get", "Info", "Flags", "module_info", "Module", "classify", "Container",
-    "ContainerFlags", "Runtime", "PeercgroupError", "NoRecordError",
+    "ContainerFlags", "Namespace", "Runtime", "PeercgroupError", "NoRecordError",
     "ModuleNotLoadedError", "NotConnectedError", "ABIMismatchError",
     "InvalidPathError", "strerror", "__version__",
 ]
@@ -49,6 +49,9 @@ class Flags(enum.IntFlag):
     """What happened since the connection was made (module's result flags)."""
     CGROUP_REMOVED = 1 << 0
     PEER_EXITED = 1 << 1
+
+
+_FLAGS = [Flags(i) for i in range(4)]  # Flags() is slow: once per value
 
 
 @dataclass(frozen=True)
@@ -88,5 +91,4 @@ def get(sock_or_fd, *, no_path=False):
     if fd < 0:
         raise PeercgroupError(_errno.EBADF)
     cgroup_id, path, pid, flags = _device.query(fd, no_path)
-    return Info(cgroup_id, None if path is None else _os.fsdecode(path), pid,
-                Flags(flags & (Flags.CGROUP_REMOVED | Flags.PEER_EXITED)))
+    return Info(cgroup_id, None if path is None else _os.fsdecode(path), pid, _FLAGS[flags & 3])

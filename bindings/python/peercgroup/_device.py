@@ -12,6 +12,7 @@ from . import _abi
 from ._errors import error, map_open_errno, map_query_errno
 
 _lock = threading.Lock()
+_buffers = threading.local()
 _fd = -1
 _query_flags = 0
 _path = _abi.DEVICE_PATH
@@ -118,8 +119,13 @@ def query(sockfd, no_path):
         return f[5], None, f[7], f[8]
     # The path could be renamed between two calls; give up eventually.
     size = 256
+    # One buffer per thread, reused; taken while in use, so that a signal
+    # handler calling get() in between gets its own.
+    buf = _buffers.__dict__.pop("path", None)
     for _ in range(4):
-        buf = array.array("B", bytes(size))
+        if buf is None or len(buf) < size:
+            buf = array.array("B", bytes(size))
+        size = len(buf)
         addr, _n = buf.buffer_info()
         _abi.QUERY.pack_into(q, 0, _abi.QUERY.size, 0, sockfd, size, addr,
                              0, 0, 0, 0, 0)
@@ -135,5 +141,8 @@ def query(sockfd, no_path):
             raise error(map_query_errno(e))
         if path_len >= size or buf[path_len] != 0:
             raise error(errno.EPROTO)  # never hand out an unterminated string
-        return f[5], None if no_path else buf[:path_len].tobytes(), f[7], f[8]
+        path = None if no_path else buf[:path_len].tobytes()
+        if size == 256:
+            _buffers.path = buf
+        return f[5], path, f[7], f[8]
     raise error(errno.ERANGE)
