@@ -68,7 +68,6 @@ $(B)/guest/py_suite: $(PY_SRC)
 	bindings/python/guest-rootfs.sh $(CURDIR) $@.rootfs
 	cp $@.rootfs/tests/py_suite $@
 
-guest-bins: $(B)/guest/go_suite $(B)/guest/py_suite
 
 # Figures, not a test: one boot per kernel running the C benchmark's query
 # part and both bindings' loops (pcg.bench_bindings=1).

@@ -131,7 +131,7 @@ if [ -f "$ko" ]; then
 	t0=$(date +%s)
 	scripts/run-guest.sh --name "dkms-$kname" --kernel "build/cache/kernels/$kname/vmlinuz" \
 		--kver "$kver" --ko "$ko" --bins build/guest --out "$out/guest" \
-		--suites dkms_suite --timeout 300 --append "pcg.srcversion=$srcversion" \
+		--suites "$(scripts/suites.sh dkms)" --timeout 300 --append "pcg.srcversion=$srcversion" \
 		>"$out/guest.log" 2>&1
 	grep -a -E '^(ok|not ok) - |^# ' "$out/guest/console.log" | tr -d '\r' | sed 's/^/  /'
 	read -r _ gp gf _ <"$out/guest/result" 2>/dev/null || { gp=0; gf=1; }

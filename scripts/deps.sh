@@ -7,10 +7,11 @@ pkgs=(
 	libcmocka-dev groff-base man-db clang               # unit tests, man check, fuzzing
 	qemu-system-x86 busybox-static cpio kmod gzip       # the QEMU guest
 	mmdebstrap debian-archive-keyring zstd xz-utils     # kernel matrix
-	libelf-dev bc flex bison dwarves                    # kbuild tools
+	libelf-dev bc flex bison dwarves sparse             # kbuild tools, sparse (make C=2)
 	"linux-headers-$(sed -n 's/^6\.1[[:space:]]\+[^ ]\+[[:space:]]\+\([^ ]\+\).*/\1/p' "$(dirname "$0")/kernels.conf")"
 	dkms openssl                                        # admin install path (openssl: dkms signing key)
 	gnuplot-nox                                         # benchmark chart
+	libsystemd-dev                                      # examples/responder: sd_listen_fds()
 	golang-go golang-golang-x-sys-dev                   # Go binding, offline
 	python3 python3-pytest python3-venv python3-pip python3-setuptools python3-wheel  # Python binding
 )

@@ -9,7 +9,7 @@ set -euo pipefail
 
 PROG=${0##*/}
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-CONF=$TOP/scripts/kernels.conf
+CONF=${PCG_KERNELS_CONF:-$TOP/scripts/kernels.conf}
 CACHE=${PEERCG_CACHE:-$TOP/build/cache}
 SCRATCH=$TOP/build/scratch
 APTDIR=$CACHE/apt
@@ -138,7 +138,7 @@ kernel_packages() {
 			tr ',|' '\n' | sed 's/(.*//; s/[[:space:]]//g' |
 			while read -r dep; do
 				case $dep in
-				linux-*-"$K_ABI" | linux-headers-*-common | linux-kbuild-*) echo "$dep" ;;
+				linux-*-"$K_ABI" | linux-headers-*-common | linux-headers-*-common-rt | linux-kbuild-*) echo "$dep" ;;
 				esac
 			done
 	done

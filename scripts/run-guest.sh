@@ -6,9 +6,10 @@
 #
 # run-guest.sh --name NAME --kernel VMLINUZ --kver KVER --ko PEERCGROUP_KO \
 #              --bins DIR --out DIR [--suites a,b] [--only TEST] [--timeout S]
+# (default suites: the "check" ones of tests/guest/suites.list)
 set -euo pipefail
 
-name= kernel= kver= ko= bins= out= suites=module_suite only= timeout=900
+name= kernel= kver= ko= bins= out= suites= only= timeout=900
 mem=1024 append_extra=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -32,6 +33,7 @@ for v in name kernel kver ko bins out; do
 done
 
 here=$(cd "$(dirname "$0")" && pwd)
+[ -n "$suites" ] || suites=$("$here/suites.sh" check)
 mkdir -p "$out"
 root=$(mktemp -d "$out/initramfs.XXXXXX")
 chmod 0755 "$root"
@@ -52,6 +54,8 @@ for s in ${suites//,/ }; do
 done
 # The CLI, for suites that act as an admin would.
 [ -x "$bins/peercgroup" ] && install -m 0755 "$bins/peercgroup" "$root/bin/peercgroup"
+# The example responder, for the suite of its policy decisions.
+[ -x "$bins/responder" ] && install -m 0755 "$bins/responder" "$root/bin/responder"
 initrd="$out/initramfs.cpio.gz"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd"
 
@@ -66,12 +70,16 @@ rm -f "$console" "$verdict"
 # guest when the module is unloaded under load.  PCG_QEMU_ACCEL=tcg selects
 # multi-threaded TCG anyway.
 accel=${PCG_QEMU_ACCEL:-tcg,thread=single}
+# PCG_QEMU_ICOUNT=shift=0,sleep=off: deterministic virtual time (guest time
+# is a function of instructions executed), with one vCPU.
+smp=2 icount=()
+[ -n "${PCG_QEMU_ICOUNT:-}" ] && smp=1 icount=(-icount "$PCG_QEMU_ICOUNT")
 append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1"
 append+=" pcg.suites=$suites${only:+ pcg.only=$only} $append_extra"
 start=$(date +%s)
 set +e
 timeout --foreground "$timeout" qemu-system-x86_64 \
-	-accel "$accel" -cpu max -smp 2 -m "$mem" \
+	-accel "$accel" "${icount[@]}" -cpu max -smp "$smp" -m "$mem" \
 	-nodefaults -no-reboot -display none -monitor none \
 	-kernel "$kernel" -initrd "$initrd" -append "$append" \
 	-serial "file:$console" -serial "file:$verdict" </dev/null
@@ -87,6 +95,8 @@ bad=$(grep -aE 'BUG:|WARNING:|Oops|Call Trace|KASAN|UBSAN|suspected memory leak|
 line=$(grep -a '^PEERCGROUP-VERDICT ' "$verdict" | tail -1 || true)
 passed=$(sed -n 's/.*passed=\([0-9]*\).*/\1/p' <<<"$line")
 failed=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' <<<"$line")
+skipped=$(sed -n 's/.*skipped=\([0-9]*\).*/\1/p' <<<"$line")
+assertions=$(sed -n 's/.*assertions=\([0-9]*\).*/\1/p' <<<"$line")
 if [ -z "$line" ]; then
 	problems+=("no verdict from the guest (crash or early exit)")
 	passed=${passed:-0}
@@ -103,6 +113,9 @@ if [ ${#problems[@]} -gt 0 ]; then
 	echo "----"
 	[ "$failed" -gt 0 ] || failed=1
 fi
+# Tests are promises (one "ok" line each); assertions are the checks in them.
+echo "$name: ${skipped:-0} tests skipped, ${assertions:-0} assertions checked"
 echo "$name: $passed passed, $failed failed"
-printf '%s %s %s %s\n' "$name" "$passed" "$failed" "$secs" >"$out/result"
+printf '%s %s %s %s %s %s\n' "$name" "$passed" "$failed" "$secs" "${skipped:-0}" "${assertions:-0}" \
+	>"$out/result"
 [ ${#problems[@]} -eq 0 ]

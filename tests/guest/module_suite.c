@@ -449,6 +449,18 @@ static void t_cgroup_namespace(void)
 	CHECK_INT(0, status);
 }
 
+/* A child in cgroup @cg calls listen() on @lfd once, and exits. */
+static void relisten_in_child(int lfd, const char *cg)
+{
+	pid_t pid;
+
+	cg_create(cg);
+	pid = fork();
+	if (pid == 0)
+		_exit(cg_move(cg, 0) || listen(lfd, 128));
+	waitpid(pid, NULL, 0);
+}
+
 /*
  * Connections made before the module was loaded have no record: ENODATA,
  * never a guess.  A listener from before the load still gives its new
@@ -485,11 +497,21 @@ static void t_connection_before_load(void)
 	SYS(client_query(&c_new, &a));
 	CHECK_INT(-ENODATA, a.err);
 
-	/* listen() again after the load: clients learn the listener again */
+	/*
+	 * listen() again after the load by the same process: the kernel's
+	 * credentials may still come from a call the module never saw, so
+	 * clients still get no answer.  Another process's listen() is
+	 * followed from start to end: its clients learn it.
+	 */
 	SYS(listen(s.lfd, 128));
 	SYS(client_start(&c_relisten, "cli_a", s.name, SOCK_STREAM));
 	SYS(client_query(&c_relisten, &a));
-	CHECK_ANSWER(a.err, a.q, a.path, "srv");
+	CHECK_INT(-ENODATA, a.err);
+	client_stop(&c_relisten);
+	relisten_in_child(s.lfd, "srv2");
+	SYS(client_start(&c_relisten, "cli_a", s.name, SOCK_STREAM));
+	SYS(client_query(&c_relisten, &a));
+	CHECK_ANSWER(a.err, a.q, a.path, "srv2");
 
 	close(sv[0]);
 	close(sv[1]);
