@@ -184,10 +184,12 @@ var rules = []rule{
 	{anywhere, "", "docker-", ".scope", idHex64, Docker, 0},
 	{parentIs, "docker", "", "", idHex64, Docker, 0},
 	{anywhere, "", "libpod-conmon-", ".scope", idHex64, Podman, conmon},
+	{anywhere, "", "libpod-payload-", ".scope", idHex64, Podman, 0},
 	{anywhere, "", "libpod-payload-", "", idHex64, Podman, 0},
 	{anywhere, "", "libpod-", ".scope", idHex64, Podman, 0},
-	{under, "libpod_parent", "libpod-conmon-", "", idHex64, Podman, conmon},
-	{under, "libpod_parent", "libpod-", "", idHex64, Podman, 0},
+	// cgroupfs: under libpod_parent, or wherever --cgroup-parent says
+	{anywhere, "", "libpod-conmon-", "", idHex64, Podman, conmon},
+	{anywhere, "", "libpod-", "", idHex64, Podman, 0},
 	{under, "libpod_parent", "conmon", "", idNone, Podman, conmon},
 	{anywhere, "", "cri-containerd-", ".scope", idHex64, Containerd, 0},
 	{anywhere, "", "nerdctl-", ".scope", idHex64, Containerd, 0},
@@ -316,6 +318,28 @@ func (r *rule) match(x *walkContext, c string, out *Container) bool {
 	out.Runtime = r.rt
 	out.Flags |= r.flags
 	return true
+}
+
+// matchCgroupsPath: "<slice>:<prefix>:<id>", an OCI systemd cgroupsPath
+// used as a directory name by a runtime on the cgroupfs driver while
+// kubelet uses systemd's.
+func matchCgroupsPath(c string, out *Container) bool {
+	for _, t := range []struct {
+		tag string
+		rt  Runtime
+	}{{":cri-containerd:", Containerd}, {":crio:", CRIO}} {
+		if len(c) <= 64+len(t.tag) {
+			continue
+		}
+		// the first occurrence, and it must end 64 bytes before the end
+		i := strings.Index(c[:len(c)-64], t.tag)
+		if i >= 0 && i+len(t.tag)+64 == len(c) && isHex64(c[i+len(t.tag):]) {
+			out.ID = c[i+len(t.tag):]
+			out.Runtime = t.rt
+			return true
+		}
+	}
+	return false
 }
 
 // Kubernetes pod UID: the systemd driver writes '_' for '-'.
@@ -637,6 +661,10 @@ func classify(p string, out *Container) {
 			if (out.Runtime == Nspawn || out.Runtime == Machine) && w.next() && w.c == "supervisor" {
 				out.Flags |= FlagMonitor
 			}
+			break
+		}
+		if matchCgroupsPath(c, out) {
+			found = true
 			break
 		}
 		if x.ecs && x.depth == 1 { // /ecs/<task>[/<container>]

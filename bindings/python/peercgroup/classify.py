@@ -107,10 +107,12 @@ _RULES = (
     (_ANYWHERE, None, b"docker-", b".scope", _HEX64, Runtime.DOCKER, 0),
     (_PARENT, b"docker", b"", b"", _HEX64, Runtime.DOCKER, 0),
     (_ANYWHERE, None, b"libpod-conmon-", b".scope", _HEX64, Runtime.PODMAN, _CONMON),
+    (_ANYWHERE, None, b"libpod-payload-", b".scope", _HEX64, Runtime.PODMAN, 0),
     (_ANYWHERE, None, b"libpod-payload-", b"", _HEX64, Runtime.PODMAN, 0),
     (_ANYWHERE, None, b"libpod-", b".scope", _HEX64, Runtime.PODMAN, 0),
-    (_UNDER, b"libpod_parent", b"libpod-conmon-", b"", _HEX64, Runtime.PODMAN, _CONMON),
-    (_UNDER, b"libpod_parent", b"libpod-", b"", _HEX64, Runtime.PODMAN, 0),
+    # cgroupfs: under libpod_parent, or wherever --cgroup-parent says
+    (_ANYWHERE, None, b"libpod-conmon-", b"", _HEX64, Runtime.PODMAN, _CONMON),
+    (_ANYWHERE, None, b"libpod-", b"", _HEX64, Runtime.PODMAN, 0),
     (_UNDER, b"libpod_parent", b"conmon", b"", _NONE, Runtime.PODMAN, _CONMON),
     (_ANYWHERE, None, b"cri-containerd-", b".scope", _HEX64, Runtime.CONTAINERD, 0),
     (_ANYWHERE, None, b"nerdctl-", b".scope", _HEX64, Runtime.CONTAINERD, 0),
@@ -184,6 +186,25 @@ def _match(rule, x, c, out):
     out.runtime = rt
     out.flags |= flags
     return True
+
+
+_CGROUPS_PATH_TAGS = ((b":cri-containerd:", Runtime.CONTAINERD), (b":crio:", Runtime.CRIO))
+
+
+def _match_cgroups_path(c, out):
+    """"<slice>:<prefix>:<id>": an OCI systemd cgroupsPath used as a
+    directory name by a runtime on the cgroupfs driver while kubelet uses
+    systemd's."""
+    for tag, rt in _CGROUPS_PATH_TAGS:
+        if len(c) <= 64 + len(tag):
+            continue
+        # the first occurrence, and it must end 64 bytes before the end
+        i = c.find(tag, 0, len(c) - 64)
+        if i >= 0 and i + len(tag) + 64 == len(c) and _is_hex64(c[i + len(tag):]):
+            out.id = c[i + len(tag):].decode()
+            out.runtime = rt
+            return True
+    return False
 
 
 def _set_pod_uid(out, uid):
@@ -368,6 +389,9 @@ def _classify(comps, out):
             if (out.runtime in (Runtime.NSPAWN, Runtime.MACHINE) and more
                     and comps[i + 1] == b"supervisor"):
                 out.flags |= ContainerFlags.MONITOR
+            break
+        if _match_cgroups_path(c, out):
+            found = True
             break
         if x.ecs and x.depth == 1:  # /ecs/<task>[/<container>]
             if len(c) < POD_SIZE:
