@@ -1,9 +1,10 @@
 # The Go and Python bindings (bindings/go, bindings/python).
 #
 #   make check-bindings   host tests of both: go vet + go test (classifier
-#                         parity on tests/data/classify.tsv, error mapping,
-#                         ABI numbers against the uapi header), the example
-#                         builds, pytest, pip install into a scratch venv.
+#                         parity on tests/data/classify.tsv and on 20000
+#                         generated paths against the C classifier, error
+#                         mapping, ABI numbers against the uapi header), the
+#                         example builds, pytest, pip install into a venv.
 #                         "make unit" (and so "make check") runs it.
 #   go_suite, py_suite    the same bindings against the real module in the
 #                         guest (make check; SUITES=go_suite,py_suite).
@@ -29,21 +30,40 @@ PY_SRC := $(wildcard bindings/python/peercgroup/*.py bindings/python/tests/*.py)
 
 check-bindings: check-go check-python
 
+# Differential parity: the C classifier's answers for CLASSIFY_DIFF_PATHS
+# paths made from the table's components (cut, mixed, mutated), which the
+# Go and Python classifiers must give too.
+CLASSIFY_DIFF_PATHS ?= 20000
+CLASSIFY_DIFF_SEED ?= 1
+CLASSIFY_DIFF := $(B)/bindings/classify-diff.tsv
+$(B)/bindings/classify-dump: bindings/tests/classify-dump.c FORCE
+	$(MAKE) -C userlib static-lib O=$(B)/userlib
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -I$(CURDIR)/userlib -I$(CURDIR)/include/uapi \
+		-o $@ $< $(B)/userlib/libpeercgroup.a
+
+$(CLASSIFY_DIFF): $(B)/bindings/classify-dump bindings/tests/classify-paths.py tests/data/classify.tsv
+	$(PYTHON) bindings/tests/classify-paths.py tests/data/classify.tsv \
+		$(CLASSIFY_DIFF_PATHS) $(CLASSIFY_DIFF_SEED) | $(B)/bindings/classify-dump >$@.tmp
+	mv $@.tmp $@
+
 go-tree:
 	bindings/go/offline-tree.sh $(CURDIR) $(GO_TREE)
 
-check-go: go-tree
+check-go: go-tree $(CLASSIFY_DIFF)
 	@bad=$$(gofmt -l bindings/go examples/go-api-socket); \
 	 [ -z "$$bad" ] || { echo "gofmt: reformat $$bad" >&2; exit 1; }
-	cd $(GO_TREE)/bindings/go && $(GO_ENV) $(GO) vet . && $(GO_ENV) $(GO) test -count=1 .
+	cd $(GO_TREE)/bindings/go && $(GO_ENV) $(GO) vet . && \
+		PEERCGROUP_CLASSIFY_DIFF=$(CLASSIFY_DIFF) $(GO_ENV) $(GO) test -count=1 .
 	cd $(GO_TREE)/examples/go-api-socket && $(GO_ENV) $(GO) vet . && \
 		$(GO_ENV) $(GO) build -o $(GO_TREE)/go-api-socket .
 
 # pytest on the source tree; then "pip install" as a user would, from a
 # copy (setuptools writes build/ and *.egg-info beside pyproject.toml),
 # without network or build isolation, into a scratch venv.
-check-python:
-	PEERCGROUP_SRC=$(CURDIR) $(PYTHON) -m pytest -q -p no:cacheprovider bindings/python/tests
+check-python: $(CLASSIFY_DIFF)
+	PEERCGROUP_SRC=$(CURDIR) PEERCGROUP_CLASSIFY_DIFF=$(CLASSIFY_DIFF) \
+		$(PYTHON) -m pytest -q -p no:cacheprovider bindings/python/tests
 	rm -rf $(B)/python && mkdir -p $(B)/python
 	cp -rL bindings/python $(B)/python/src
 	$(PYTHON) -m venv --system-site-packages $(B)/python/venv

@@ -39,17 +39,25 @@ const (
 	socketBase = "@peercgroup-go-suite"
 )
 
-var guestMode bool
+var (
+	guestMode bool
+	guestOnly string // run only this test ("name" or "go/name")
+)
 
 func TestMain(m *testing.M) {
 	if h := os.Getenv(helperEnv); h != "" {
 		os.Exit(helper(h, os.Args[len(os.Args)-3:]))
 	}
 	if filepath.Base(os.Args[0]) == "go_suite" {
-		// Run by the guest's init: only the guest tests; the TAP lines
-		// are the verdict, so exit 0 once the suite ran to its end.
+		// Run by the guest's init ("go_suite [TEST]"): only the guest
+		// tests; the TAP lines are the verdict, so exit 0 once the suite
+		// ran to its end.
 		guestMode = true
-		flag.Set("test.run", "^TestGuest")
+		if len(os.Args) > 1 {
+			guestOnly = strings.TrimPrefix(os.Args[1], "go/")
+		}
+		os.Args = os.Args[:1]
+		flag.Set("test.run", "^TestGuest$")
 		m.Run()
 		os.Exit(0)
 	}
@@ -57,6 +65,9 @@ func TestMain(m *testing.M) {
 }
 
 func tap(t *testing.T, name string, f func(t *testing.T)) {
+	if guestOnly != "" && guestOnly != name {
+		return
+	}
 	if t.Run(name, f) {
 		fmt.Printf("ok - go/%s\n", name)
 	} else {

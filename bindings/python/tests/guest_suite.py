@@ -343,7 +343,7 @@ TESTS = [
 
 
 def main():
-    only = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] else None
+    only = sys.argv[1].removeprefix("py/") if len(sys.argv) > 1 and sys.argv[1] else None
     with open("/proc/self/stat") as f, open("/proc/uptime") as u:
         started = int(f.read().rsplit(")", 1)[1].split()[19]) / os.sysconf("SC_CLK_TCK")
         since = float(u.read().split()[0]) - started
