@@ -49,6 +49,8 @@ touch "$root/lib/modules/$kver/"modules.{order,builtin,builtin.modinfo}
 depmod -b "$root" "$kver"
 for s in ${suites//,/ }; do
 	install -m 0755 "$bins/$s" "$root/tests/$s"
+	# A suite may bring a tree of its own (py_suite: an interpreter).
+	if [ -d "$bins/$s.rootfs" ]; then cp -a "$bins/$s.rootfs/." "$root/"; fi
 done
 # The CLI, for suites that act as an admin would.
 [ -x "$bins/peercgroup" ] && install -m 0755 "$bins/peercgroup" "$root/bin/peercgroup"

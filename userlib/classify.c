@@ -330,13 +330,12 @@ static void set_pod_uid(struct peercgroup_class *out, struct str uid)
 
 	if (uid.n == 0 || uid.n >= sizeof(out->pod))
 		return;
-	for (i = 0; i < uid.n; i++) {
-		char c = uid.s[i] == '_' ? '-' : uid.s[i];
-
-		if (hexval(c) < 0 && c != '-')
+	/* Check the whole UID first: a bad one must leave no partial pod. */
+	for (i = 0; i < uid.n; i++)
+		if (hexval(uid.s[i]) < 0 && uid.s[i] != '-' && uid.s[i] != '_')
 			return;
-		out->pod[i] = c;
-	}
+	for (i = 0; i < uid.n; i++)
+		out->pod[i] = uid.s[i] == '_' ? '-' : uid.s[i];
 	out->pod[uid.n] = '\0';
 }
 
