@@ -39,11 +39,12 @@ help:
 	@echo "make static        shellcheck, sparse (module), gcc -fanalyzer (library, CLI)"
 	@echo "ONLY=TEST or ONLY=SUITE/TEST runs one test; suites: tests/guest/suites.list"
 
+# packaging/Makefile.dkms is the one module build (dkms runs it too);
 # make clean cleans with the KDIR the last build used (build/module.kdir).
 module:
 	@mkdir -p $(B)
 	echo '$(KDIR)' >$(B)/module.kdir
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(MAKE) -f packaging/Makefile.dkms KVER=$(KVER) KDIR=$(KDIR)
 
 userlib:
 	$(MAKE) -C userlib all O=$(B)/userlib
@@ -97,7 +98,7 @@ install:
 	$(MAKE) -C userlib install O=$(B)/userlib
 
 clean:
-	-$(MAKE) -C $$(cat $(B)/module.kdir 2>/dev/null || echo '$(KDIR)') M=$(CURDIR) clean
+	-$(MAKE) -f packaging/Makefile.dkms KVER=$(KVER) KDIR=$$(cat $(B)/module.kdir 2>/dev/null || echo '$(KDIR)') clean
 	rm -rf build
 
 # Feature fragments (install, benchmarks, reliability, style) add their

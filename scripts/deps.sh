@@ -17,5 +17,8 @@ pkgs=(
 	gnuplot-nox                                         # benchmark chart
 	libsystemd-dev                                      # examples/responder: sd_listen_fds()
 	shellcheck sparse                                   # make static
+	debhelper dh-dkms dpkg-dev lintian e2fsprogs        # make deb, make check-system
+	golang-go golang-golang-x-sys-dev                   # Go binding, offline
+	python3 python3-pytest python3-venv python3-pip python3-setuptools python3-wheel  # Python binding
 )
 INSTALL_UPDATE=1 install_missing "deps.sh" "${pkgs[@]}"

@@ -13,11 +13,13 @@
  *   podman:     systemd  machine.slice/libpod-<64hex>.scope,
  *               libpod-conmon-<64hex>.scope, machine-libpod_pod_<id>.slice,
  *               quadlet / --cgroups=split <unit>.service/libpod-payload-<64hex>
- *               cgroupfs /libpod_parent/[<pod>/]libpod-<64hex>, .../conmon
+ *               cgroupfs [/libpod_parent/[<pod>/]]libpod-<64hex>, .../conmon
  *   kubelet:    systemd  kubepods.slice/kubepods-<qos>.slice/
  *                        kubepods-<qos>-pod<uid with _>.slice/<runtime scope>
  *               cgroupfs /kubepods/<qos>/pod<uid>/<64hex> or crio-<64hex>
  *   containerd: cri-containerd-<64hex>.scope, nerdctl-<64hex>.scope,
+ *               <slice>:cri-containerd:<64hex> (kubelet's systemd driver
+ *               with containerd's cgroupfs driver: the name is literal),
  *               ctr (cgroupfs) /<namespace>/<id> for "default" and "k8s.io"
  *   CRI-O:      crio-<64hex>[.scope], crio-conmon-<64hex>[.scope]
  *   ECS:        /ecs/<task>/<container>
@@ -80,10 +82,12 @@ static const struct rule rules[] = {
 	{ ANYWHERE, NULL, "docker-", ".scope", ID_HEX64, PEERCGROUP_RT_DOCKER, 0 },
 	{ PARENT, "docker", "", "", ID_HEX64, PEERCGROUP_RT_DOCKER, 0 },
 	{ ANYWHERE, NULL, "libpod-conmon-", ".scope", ID_HEX64, PEERCGROUP_RT_PODMAN, CONMON },
+	{ ANYWHERE, NULL, "libpod-payload-", ".scope", ID_HEX64, PEERCGROUP_RT_PODMAN, 0 },
 	{ ANYWHERE, NULL, "libpod-payload-", "", ID_HEX64, PEERCGROUP_RT_PODMAN, 0 },
 	{ ANYWHERE, NULL, "libpod-", ".scope", ID_HEX64, PEERCGROUP_RT_PODMAN, 0 },
-	{ UNDER, "libpod_parent", "libpod-conmon-", "", ID_HEX64, PEERCGROUP_RT_PODMAN, CONMON },
-	{ UNDER, "libpod_parent", "libpod-", "", ID_HEX64, PEERCGROUP_RT_PODMAN, 0 },
+	/* cgroupfs: under libpod_parent, or wherever --cgroup-parent says */
+	{ ANYWHERE, NULL, "libpod-conmon-", "", ID_HEX64, PEERCGROUP_RT_PODMAN, CONMON },
+	{ ANYWHERE, NULL, "libpod-", "", ID_HEX64, PEERCGROUP_RT_PODMAN, 0 },
 	{ UNDER, "libpod_parent", "conmon", "", ID_NONE, PEERCGROUP_RT_PODMAN, CONMON },
 	{ ANYWHERE, NULL, "cri-containerd-", ".scope", ID_HEX64, PEERCGROUP_RT_CONTAINERD, 0 },
 	{ ANYWHERE, NULL, "nerdctl-", ".scope", ID_HEX64, PEERCGROUP_RT_CONTAINERD, 0 },
@@ -290,6 +294,35 @@ static int match_rule(const struct rule *r, const struct context *x, struct str 
 	return 1;
 }
 
+/*
+ * "<slice>:<prefix>:<id>": an OCI systemd cgroupsPath used as a directory
+ * name by a runtime on the cgroupfs driver while kubelet uses systemd's.
+ */
+static int match_cgroups_path(struct str c, struct peercgroup_class *out)
+{
+	static const struct {
+		const char *tag;
+		enum peercgroup_runtime rt;
+	} tags[] = {
+		{ ":cri-containerd:", PEERCGROUP_RT_CONTAINERD },
+		{ ":crio:", PEERCGROUP_RT_CRIO },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		size_t tl = strlen(tags[i].tag);
+		const char *t = c.n > 64 + tl ? memmem(c.s, c.n - 64, tags[i].tag, tl) : NULL;
+
+		if (t && t + tl + 64 == c.s + c.n && is_hex64((struct str){ t + tl, 64 })) {
+			memcpy(out->id, t + tl, 64);
+			out->id[64] = '\0';
+			out->runtime = tags[i].rt;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* Kubernetes pod UID: systemd driver writes '_' for '-'. */
 static void set_pod_uid(struct peercgroup_class *out, struct str uid)
 {
@@ -297,13 +330,12 @@ static void set_pod_uid(struct peercgroup_class *out, struct str uid)
 
 	if (uid.n == 0 || uid.n >= sizeof(out->pod))
 		return;
-	for (i = 0; i < uid.n; i++) {
-		char c = uid.s[i] == '_' ? '-' : uid.s[i];
-
-		if (hexval(c) < 0 && c != '-')
+	/* Check the whole UID first: a bad one must leave no partial pod. */
+	for (i = 0; i < uid.n; i++)
+		if (hexval(uid.s[i]) < 0 && uid.s[i] != '-' && uid.s[i] != '_')
 			return;
-		out->pod[i] = c;
-	}
+	for (i = 0; i < uid.n; i++)
+		out->pod[i] = uid.s[i] == '_' ? '-' : uid.s[i];
 	out->pod[uid.n] = '\0';
 }
 
@@ -391,7 +423,7 @@ static int match_flatpak(struct str c, struct peercgroup_class *out)
 	struct str body;
 	const char *dash;
 
-	if (!has_prefix(c, "app-flatpak-") || !has_suffix(c, ".scope"))
+	if (!has_prefix(c, "app-flatpak-") || !has_suffix(c, ".scope") || c.n < 12 + 6)
 		return 0;
 	body.s = c.s + 12;
 	body.n = c.n - 12 - 6;
@@ -412,7 +444,9 @@ static int match_snap(struct str c, struct peercgroup_class *out)
 	struct str body;
 	int scope = has_suffix(c, ".scope");
 
-	if (!has_prefix(c, "snap.") || !(scope || has_suffix(c, ".service")))
+	/* prefix and suffix must not share the dot: "snap.service" */
+	if (!has_prefix(c, "snap.") || !(scope || has_suffix(c, ".service")) ||
+	    c.n < 5 + (scope ? 6 : 8))
 		return 0;
 	body.s = c.s + 5;
 	body.n = c.n - 5 - (scope ? 6 : 8);
@@ -443,7 +477,8 @@ static int match_app(struct str c, struct peercgroup_class *out)
 	int scope = has_suffix(c, ".scope"), nw = 0, at_rand = 0;
 	const char *p, *at, *end;
 
-	if (!has_prefix(c, "app-") || !(scope || has_suffix(c, ".service")))
+	if (!has_prefix(c, "app-") || !(scope || has_suffix(c, ".service")) ||
+	    c.n < 4 + (scope ? 6 : 8))
 		return 0;
 	body.s = c.s + 4;
 	body.n = c.n - 4 - (scope ? 6 : 8);
@@ -606,6 +641,10 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 			     out->runtime == PEERCGROUP_RT_MACHINE) &&
 			    walk_next(&w) && eq(w.c, "supervisor"))
 				out->flags |= PEERCGROUP_CT_MONITOR;
+			break;
+		}
+		if (match_cgroups_path(c, out)) {
+			found = 1;
 			break;
 		}
 		if (x.ecs && x.depth == 1) {	/* /ecs/<task>[/<container>] */

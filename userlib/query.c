@@ -11,6 +11,14 @@
 #include "peercgroup.h"
 #include "internal.h"
 
+/* The module's result flags are handed out as the library's own. */
+_Static_assert(PEERCGROUP_INFO_CGROUP_REMOVED == PEERCGROUP_RESULT_CGROUP_REMOVED,
+	       "library and uapi flag differ");
+_Static_assert(PEERCGROUP_INFO_PEER_EXITED == PEERCGROUP_RESULT_PEER_EXITED,
+	       "library and uapi flag differ");
+_Static_assert(PEERCGROUP_CLASS_SIZE_VER0 <= sizeof(struct peercgroup_class),
+	       "the first published size must fit the struct");
+
 PCG_HIDDEN int pcg_map_query_errno(int e)
 {
 	switch (e) {

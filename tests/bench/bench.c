@@ -20,7 +20,7 @@
  *   pcg.bench_max=N      largest live-connection count of the memory part
  *                        (default 1000000)
  *   pcg.bench_quick=1    few, short rounds (smoke run)
- *   pcg.bench_profile=1  ftrace function_graph profile of the connect path
+ *   pcg.bench_profile=1  ftrace function_graph profile of the connect and query paths
  *   pcg.bench_parts=a,b  only these of query,connect,live,memory,contention
  *   pcg.bench_icount=1   the guest runs under QEMU -icount (time counts
  *                        instructions, one vCPU): the connect part measures
