@@ -36,9 +36,15 @@ help:
 	@echo "make check-stress  the storm (100 reloads), 5M ioctl fuzz, classifier libFuzzer"
 	@echo "make check-debug   every suite + the storm on a KASAN/lockdep/UBSAN 6.1 kernel"
 	@echo "make checkpatch    checkpatch.pl --strict on the module and the uapi header"
+	@echo "make static        shellcheck, sparse (module), gcc -fanalyzer (library, CLI)"
+	@echo "ONLY=TEST or ONLY=SUITE/TEST runs one test; suites: tests/guest/suites.list"
 
+# packaging/Makefile.dkms is the one module build (dkms runs it too);
+# make clean cleans with the KDIR the last build used (build/module.kdir).
 module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	@mkdir -p $(B)
+	echo '$(KDIR)' >$(B)/module.kdir
+	$(MAKE) -f packaging/Makefile.dkms KVER=$(KVER) KDIR=$(KDIR)
 
 userlib:
 	$(MAKE) -C userlib all O=$(B)/userlib
@@ -92,7 +98,7 @@ install:
 	$(MAKE) -C userlib install O=$(B)/userlib
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-$(MAKE) -f packaging/Makefile.dkms KVER=$(KVER) KDIR=$$(cat $(B)/module.kdir 2>/dev/null || echo '$(KDIR)') clean
 	rm -rf build
 
 # Feature fragments (install, benchmarks, reliability, style) add their

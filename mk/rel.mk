@@ -7,8 +7,8 @@
 #                       kmemleak scan
 #
 # Sizes (kernel command line words, read by the suites themselves):
-#   pcg.storm_rounds=N  rounds per storm worker, at least (default 100)
-#   pcg.storm_cycles=N  module unload/load cycles during the storm (default 25,
+#   pcg.storm_rounds=N  rounds per storm worker, at least (default 50)
+#   pcg.storm_cycles=N  module unload/load cycles during the storm (default 8,
 #                       what make check runs; these targets ask for 100)
 #   pcg.fuzz_iters=N    ioctl fuzz iterations (default 200000, ~2 s under TCG);
 #                       pcg.fuzz_seed=S reruns a seed (printed by the suite)
@@ -23,6 +23,8 @@ DEBUG_SUITES ?= $(shell scripts/suites.sh debug)
 STRESS_SUITES ?= $(shell scripts/suites.sh stress)
 DEBUG_ROUNDS ?= 300
 DEBUG_FUZZ_ITERS ?= 200000
+# race_suite under KASAN and lockdep: fewer connections (50000 on stock kernels)
+DEBUG_RACE_CONNS ?= 10000
 
 # Multi-threaded TCG can run a stale translation of kernel text that ftrace
 # has just re-patched (an int3 already removed), which module unloads under
@@ -55,6 +57,6 @@ check-debug: deps
 		--ko $(B)/kernels/debug-$(DEBUG_KERNEL)/peercgroup.ko --bins $(B)/guest \
 		--out $(B)/run/debug-$(DEBUG_KERNEL) --suites $(DEBUG_SUITES) \
 		--timeout 2400 --mem 2048 \
-		--append "kmemleak=on slab_nomerge slub_debug=A,pcg_entry pcg.suite_timeout=1500 pcg.storm_rounds=$(DEBUG_ROUNDS) pcg.storm_cycles=$(STORM_CYCLES) pcg.fuzz_iters=$(DEBUG_FUZZ_ITERS)"
+		--append "kmemleak=on slab_nomerge slub_debug=A,pcg_entry pcg.suite_timeout=1500 pcg.storm_rounds=$(DEBUG_ROUNDS) pcg.storm_cycles=$(STORM_CYCLES) pcg.fuzz_iters=$(DEBUG_FUZZ_ITERS) pcg.race_conns=$(DEBUG_RACE_CONNS)"
 	@grep -a '^# \(storm\|fuzz\|kmemleak\)' $(B)/run/debug-$(DEBUG_KERNEL)/console.log | tr -d '\r' || true
 	@echo "debug kernel: $$(cat $(B)/cache/debug/$(DEBUG_KERNEL)/release), built in $$(cat $(B)/cache/debug/$(DEBUG_KERNEL)/build-seconds)s"

@@ -9,8 +9,8 @@
 # (default suites: the "check" ones of tests/guest/suites.list)
 set -euo pipefail
 
-name= kernel= kver= ko= bins= out= suites= only= timeout=900
-mem=1024 append_extra=
+name='' kernel='' kver='' ko='' bins='' out='' suites='' only='' timeout=900
+mem=1024 append_extra=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--name) name=$2 ;;
@@ -87,35 +87,6 @@ qemu_rc=$?
 set -e
 secs=$(($(date +%s) - start))
 
-problems=()
-[ $qemu_rc -eq 124 ] && problems+=("timed out after ${timeout}s")
-[ $qemu_rc -ne 0 ] && [ $qemu_rc -ne 124 ] && problems+=("qemu exited with $qemu_rc")
-bad=$(grep -aE 'BUG:|WARNING:|Oops|Call Trace|KASAN|UBSAN|suspected memory leak|Kernel panic' "$console" | head -5 || true)
-[ -n "$bad" ] && problems+=("kernel reported: $bad")
-line=$(grep -a '^PEERCGROUP-VERDICT ' "$verdict" | tail -1 || true)
-passed=$(sed -n 's/.*passed=\([0-9]*\).*/\1/p' <<<"$line")
-failed=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' <<<"$line")
-skipped=$(sed -n 's/.*skipped=\([0-9]*\).*/\1/p' <<<"$line")
-assertions=$(sed -n 's/.*assertions=\([0-9]*\).*/\1/p' <<<"$line")
-if [ -z "$line" ]; then
-	problems+=("no verdict from the guest (crash or early exit)")
-	passed=${passed:-0}
-	failed=$((${failed:-0} + 1))
-fi
-[ "${failed:-0}" -gt 0 ] && [ -n "$line" ] && problems+=("$failed test(s) failed")
-grep -a '^not ok - ' "$verdict" | sed 's/^/  /' || true
-
-echo "$name: boot + suites took ${secs}s"
-if [ ${#problems[@]} -gt 0 ]; then
-	for p in "${problems[@]}"; do echo "$name: FAIL: $p"; done
-	echo "---- last 50 console lines ($console) ----"
-	tail -n 50 "$console" | tr -d '\r'
-	echo "----"
-	[ "$failed" -gt 0 ] || failed=1
-fi
-# Tests are promises (one "ok" line each); assertions are the checks in them.
-echo "$name: ${skipped:-0} tests skipped, ${assertions:-0} assertions checked"
-echo "$name: $passed passed, $failed failed"
-printf '%s %s %s %s %s %s\n' "$name" "$passed" "$failed" "$secs" "${skipped:-0}" "${assertions:-0}" \
-	>"$out/result"
-[ ${#problems[@]} -eq 0 ]
+# shellcheck source=scripts/guest-judge.sh
+. "$here/guest-judge.sh"
+judge_guest "$name" "$console" "$verdict" "$qemu_rc" "$timeout" "$secs" "$out"

@@ -30,6 +30,8 @@ static const struct {
 	{ EPROTO, "EPROTO", "peercgroup module speaks an incompatible ABI "
 	  "(library and module from different releases? 'dkms status peercgroup')" },
 	{ ENODATA, "ENODATA", "no cgroup record for this connection (made before the module was loaded?)" },
+	{ EREMOTE, "EREMOTE", "withheld: the peer is outside both this process's pid and cgroup "
+	  "namespaces, so the kernel would not tell it either" },
 	{ ENXIO, "ENXIO", "the peer's cgroup names no such unit, owner, machine or container" },
 	{ ENOTCONN, "ENOTCONN", "socket is not connected (or is listening)" },
 	{ EOPNOTSUPP, "EOPNOTSUPP", "not a stream or seqpacket socket (datagram sockets have no peer record)" },

@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define PEERCGROUP_LIB_VERSION_MAJOR 0
-#define PEERCGROUP_LIB_VERSION_MINOR 1
+#define PEERCGROUP_LIB_VERSION_MINOR 2
 
 /* Flags for peercgroup_get() (in). */
 /* Skip the path: only cgroup_id, pid and flags are filled (faster). */
@@ -86,7 +86,10 @@ struct peercgroup_info {
  * @flags: PEERCGROUP_GET_*.  On failure @info is zeroed (path NULL), so
  * peercgroup_info_free() is always safe.  Errors: -EBADF, -ENOTSOCK,
  * -EAFNOSUPPORT, -EOPNOTSUPP (datagram), -ENOTCONN, -ENODATA (no record),
- * -ENOPKG (module not loaded), -EACCES (cannot open the device), -EPROTO
+ * -EREMOTE (withheld: the peer is outside both the caller's pid and cgroup
+ * namespaces, see peercgroup(4)), -ENAMETOOLONG (path of PATH_MAX or more),
+ * -ENOPKG (module not loaded), -ENODEV (loaded, but the node is hidden
+ * from this process), -EACCES (cannot open the device), -EPROTO
  * (module ABI mismatch), -EINVAL (bad argument), -ENOMEM; live answers also
  * -ESRCH (peer gone), -ENOMEDIUM (peer has no cgroup v2 entry).
  */

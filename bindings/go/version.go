@@ -5,4 +5,4 @@ package peercgroup
 // Version of this package: the project's one VERSION file.  Go modules
 // cannot embed a file outside their directory, so it is written here
 // again; TestVersionMatchesProject fails when the two differ.
-const Version = "0.1.0"
+const Version = "0.2.0"

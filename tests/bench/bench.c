@@ -20,7 +20,7 @@
  *   pcg.bench_max=N      largest live-connection count of the memory part
  *                        (default 1000000)
  *   pcg.bench_quick=1    few, short rounds (smoke run)
- *   pcg.bench_profile=1  ftrace function_graph profile of the connect path
+ *   pcg.bench_profile=1  ftrace function_graph profile of the connect and query paths
  *   pcg.bench_parts=a,b  only these of query,connect,live,memory,contention
  *   pcg.bench_icount=1   the guest runs under QEMU -icount (time counts
  *                        instructions, one vCPU): the connect part measures
@@ -40,11 +40,7 @@
 #include <time.h>
 
 /* The suites' helpers; this program uses only some of them. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wunused-variable"
-#include "../guest/guest.h"
-#pragma GCC diagnostic pop
+#include "guest.h"
 #include "peercgroup.h"
 
 #ifndef SO_PEERPIDFD
@@ -76,12 +72,13 @@ static bool profile;
 static bool icount;
 static char parts[256] = "query,connect,live,memory,contention";
 
+/* A part runs if pcg.bench_parts names it and ONLY= (if any) is it. */
 static bool part(const char *name)
 {
 	char *p = strstr(parts, name);
 	size_t n = strlen(name);
 
-	return p && (p == parts || p[-1] == ',') && (p[n] == ',' || !p[n]);
+	return p && (p == parts || p[-1] == ',') && (p[n] == ',' || !p[n]) && t_selected(name);
 }
 static int ncpus;
 
@@ -153,27 +150,11 @@ static void die(const char *what)
 
 static void read_options(void)
 {
-	char buf[4096] = "";
-	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
-
-		buf[n > 0 ? n : 0] = 0;
-		close(fd);
-	}
-	for (char *w = strtok(buf, " \n"); w; w = strtok(NULL, " \n")) {
-		if (!strncmp(w, "pcg.bench_max=", 14))
-			bench_max = strtol(w + 14, NULL, 10);
-		else if (!strcmp(w, "pcg.bench_quick=1"))
-			quick = true;
-		else if (!strcmp(w, "pcg.bench_profile=1"))
-			profile = true;
-		else if (!strncmp(w, "pcg.bench_parts=", 16))
-			snprintf(parts, sizeof(parts), "%s", w + 16);
-		else if (!strcmp(w, "pcg.bench_icount=1"))
-			icount = true;
-	}
+	bench_max = knob("pcg.bench_max", "PCG_BENCH_MAX", bench_max);
+	quick = knob("pcg.bench_quick", "PCG_BENCH_QUICK", 0) == 1;
+	profile = knob("pcg.bench_profile", "PCG_BENCH_PROFILE", 0) == 1;
+	icount = knob("pcg.bench_icount", "PCG_BENCH_ICOUNT", 0) == 1;
+	cmdline_value("pcg.bench_parts", parts, sizeof(parts));
 }
 
 /* ---- headline figures, each beside its goal ---- */
@@ -233,23 +214,6 @@ static void figures_print(void)
 		printf("FIGURE|%s|%.9g|%s\n", figures[i].key, figures[i].value,
 		       figures[i].line);
 	fflush(stdout);
-}
-
-static bool cmdline_has(const char *word)
-{
-	char buf[4096] = "";
-	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
-
-		buf[n > 0 ? n : 0] = 0;
-		close(fd);
-	}
-	for (char *w = strtok(buf, " \n"); w; w = strtok(NULL, " \n"))
-		if (!strcmp(w, word))
-			return true;
-	return false;
 }
 
 /* Room for @fds descriptors in this process. */
@@ -902,36 +866,6 @@ static pid_t peer_pid;
 static int dev_fd = -1;
 static char path_buf[4096];
 
-static int read_proc_cgroup(pid_t pid, char *out, size_t size)
-{
-	char fn[64], buf[1024];
-	ssize_t n;
-	int fd;
-
-	snprintf(fn, sizeof(fn), "/proc/%d/cgroup", (int)pid);
-	fd = open(fn, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		if (!strncmp(l, "0::", 3)) {
-			char *e = strchr(l, '\n');
-			size_t len = e ? (size_t)(e - l - 3) : strlen(l + 3);
-
-			if (len >= size)
-				return -1;
-			memcpy(out, l + 3, len);
-			out[len] = 0;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 /* One bare syscall, for scale. */
 static int m_getpid(int fd)
 {
@@ -954,7 +888,7 @@ static int m_peercred_proc(int fd)
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len))
 		return -1;
-	return read_proc_cgroup(uc.pid, path_buf, sizeof(path_buf));
+	return proc_cgroup(uc.pid, path_buf, sizeof(path_buf));
 }
 
 /* systemd/polkit's race-free route: the pidfd pins the process; the pid
@@ -971,7 +905,7 @@ static int m_pidfd_proc(int fd)
 	len = sizeof(uc);
 	r = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len);
 	if (!r)
-		r = read_proc_cgroup(uc.pid, path_buf, sizeof(path_buf));
+		r = proc_cgroup(uc.pid, path_buf, sizeof(path_buf));
 	if (!r)
 		r = syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0);
 	close(pidfd);
@@ -1480,7 +1414,7 @@ static void bench_memory(void)
 	     merged ? "MERGED with others (an alias in /sys/kernel/slab: "
 		      "slabinfo counts are shared; slab_nomerge separates it)" :
 	     base.found ? "separate (own line in /proc/slabinfo)" : "not found",
-	     cmdline_has("slab_nomerge") ? "on" : "off");
+	     cmdline_value("slab_nomerge", NULL, 0) ? "on" : "off");
 	for (int r = 0; r < (quick ? 2 : 3); r++)
 		add(&r0, cycle_rate(1, secs));
 	if (merged)
@@ -2036,9 +1970,7 @@ int main(int argc, char **argv)
 	char kver[256] = "";
 	long printk_level;
 
-	(void)argc;
-	(void)argv;
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	guest_begin("bench", argc, argv);
 	read_options();
 	figures_init();
 	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -2112,7 +2044,7 @@ int main(int argc, char **argv)
 	}
 	/* Before the memory part: its 100 k+ entries leave the tables
 	 * shrinking in the background for a while. */
-	if (profile)
+	if (profile && t_selected("profile"))
 		bench_profile();
 	if (part("memory"))
 		bench_memory();

@@ -33,40 +33,63 @@ struct deferred {
 static struct deferred deferred[256];
 static int ndeferred;
 
-static void defer_add(struct deferred d)
+/* The next free cleanup slot, or NULL between tests (the suite's own last its life). */
+static struct deferred *defer_slot(enum defer_kind kind)
 {
-	if (!t_name)		/* between tests: the suite's own, for its life */
-		return;
+	struct deferred *d;
+
+	if (!t_name)
+		return NULL;
 	if (ndeferred == (int)(sizeof(deferred) / sizeof(deferred[0]))) {
 		t_failf(__FILE__, __LINE__, "more than %d deferred cleanups", ndeferred);
-		return;
+		return NULL;
 	}
-	deferred[ndeferred++] = d;
+	d = &deferred[ndeferred++];
+	memset(d, 0, sizeof(*d));
+	d->kind = kind;
+	return d;
 }
 
 void defer_kill(pid_t pid)
 {
-	defer_add((struct deferred){ .kind = D_KILL, .n = pid });
+	struct deferred *d = defer_slot(D_KILL);
+
+	if (d)
+		d->n = pid;
 }
 
 void defer_close(int fd)
 {
-	defer_add((struct deferred){ .kind = D_CLOSE, .n = fd });
+	struct deferred *d = defer_slot(D_CLOSE);
+
+	if (d)
+		d->n = fd;
 }
 
 void defer_cgroup(const char *name)
 {
-	defer_add((struct deferred){ .kind = D_CGROUP, .s = strdup(name) });
+	struct deferred *d = defer_slot(D_CGROUP);
+
+	if (d)
+		d->s = strdup(name);
 }
 
 void defer_write(const char *path, const char *value)
 {
-	defer_add((struct deferred){ .kind = D_WRITE, .s = strdup(path), .value = strdup(value) });
+	struct deferred *d = defer_slot(D_WRITE);
+
+	if (d) {
+		d->s = strdup(path);
+		d->value = strdup(value);
+	}
 }
 
 void defer_call(void (*fn)(void))
 {
-	defer_add((struct deferred){ .kind = D_CALL, .fn = fn });
+	struct deferred *d = defer_slot(D_CALL);
+
+	if (d)
+		d->fn = fn;
 }
 
 /* Kills @pid if it is still an unreaped child of ours (so never a reused pid). */
@@ -296,12 +319,13 @@ static void cleanup(const char *start_cg, const bool *fds_before, int nfds)
 			close(d->n);
 			break;
 		case D_CGROUP:
-			if (cg_remove_tree(d->s))
+			if (d->s && cg_remove_tree(d->s))
 				t_failf(__FILE__, __LINE__, "cleanup: cannot remove cgroup %s: %s",
 					d->s, strerror(errno));
 			break;
 		case D_WRITE:
-			write_file(d->s, d->value);
+			if (d->s && d->value)
+				write_file(d->s, d->value);
 			break;
 		case D_CALL:
 			d->fn();
@@ -309,6 +333,7 @@ static void cleanup(const char *start_cg, const bool *fds_before, int nfds)
 		}
 		free(d->s);
 		free(d->value);
+		d->s = d->value = NULL;
 	}
 	close_new_fds(fds_before, nfds);
 	if (t_after)
@@ -539,33 +564,67 @@ socklen_t abstract_addr(struct sockaddr_un *sa, const char *name)
 	return offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name);
 }
 
-int listen_on(const char *name, int type)
+/* A socket of @type bound and listening at, or connected to, abstract @name. */
+static int unix_socket_at(const char *name, int type, bool listening)
 {
 	struct sockaddr_un sa;
 	socklen_t len = abstract_addr(&sa, name);
 	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+	int err;
 
 	if (fd < 0)
 		return -1;
-	if (bind(fd, (struct sockaddr *)&sa, len) || listen(fd, 4096)) {
+	if (listening)
+		err = bind(fd, (struct sockaddr *)&sa, len) || listen(fd, 4096);
+	else
+		err = connect(fd, (struct sockaddr *)&sa, len);
+	if (err) {
 		close(fd);
 		return -1;
 	}
 	return fd;
 }
 
+int listen_on(const char *name, int type)
+{
+	return unix_socket_at(name, type, true);
+}
+
 int connect_to(const char *name, int type)
 {
-	struct sockaddr_un sa;
-	socklen_t len = abstract_addr(&sa, name);
-	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+	return unix_socket_at(name, type, false);
+}
 
-	if (fd < 0)
+int send_fd(int via, int fd)
+{
+	char data = 'F', cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { &data, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(via, &mh, 0) == 1 ? 0 : -1;
+}
+
+int recv_fd(int via)
+{
+	char data, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &data, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(via, &mh, MSG_CMSG_CLOEXEC) != 1)
 		return -1;
-	if (connect(fd, (struct sockaddr *)&sa, len)) {
-		close(fd);
+	cm = CMSG_FIRSTHDR(&mh);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
 		return -1;
-	}
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
 	return fd;
 }
 

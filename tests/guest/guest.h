@@ -154,6 +154,9 @@ int query(int sockfd, struct peercgroup_query *q, char *path, size_t size);
 socklen_t abstract_addr(struct sockaddr_un *sa, const char *name);
 int listen_on(const char *name, int type);
 int connect_to(const char *name, int type);
+/* One fd over SCM_RIGHTS on the unix socket @via; recv_fd's arrives O_CLOEXEC. */
+int send_fd(int via, int fd);
+int recv_fd(int via);
 
 /*
  * A client process: enters cgroup @cg, connects to @name and then obeys

@@ -283,13 +283,15 @@ static void check_raw(const char *what, int fd, const char *want, size_t len,
 
 	CHECK(buf, "malloc");
 	if (want) {
+		const char *bad;
+
 		err = raw_query(fd, &q, buf, cap, len + 1, false);
-		if (err || q.path_len != len || memcmp(buf, want, len + 1) ||
-		    !all_canary(buf + len + 1, cap - len - 1)) {
+		bad = err ? "-" : memcmp(buf, want, len + 1) ? "differs" :
+		      !all_canary(buf + len + 1, cap - len - 1) ? "overran" : NULL;
+		if (bad || q.path_len != len) {
 			free(buf);
 			FAIL("%s, len %zu, path_size len+1: err %d path_len %u, path %s",
-			     what, len, err, q.path_len,
-			     err ? "-" : memcmp(buf, want, len + 1) ? "differs" : "overran");
+			     what, len, err, q.path_len, bad ? bad : "ok");
 		}
 	} else {
 		err = raw_query(fd, &q, buf, cap, len + 1, false);
@@ -313,15 +315,16 @@ static void check_raw(const char *what, int fd, const char *want, size_t len,
 	/* one byte short, and no room at all: ERANGE, exact length, no write */
 	for (int k = 0; want && k < 3; k++) {
 		size_t size = k == 0 ? len : 0;
+		bool untouched;
 
 		err = raw_query(fd, &q, buf, cap, size, k == 2);
+		untouched = all_canary(buf, cap);
 		if (err != -ERANGE || q.path_len != len || q.cgroup_id != id ||
-		    q.pid != pid || !all_canary(buf, cap)) {
+		    q.pid != pid || !untouched) {
 			free(buf);
 			FAIL("%s, len %zu, path_size %zu%s: expected ERANGE with path_len %zu; got err %d path_len %u id %llu%s",
 			     what, len, size, k == 2 ? " (NULL)" : "", len, err, q.path_len,
-			     (unsigned long long)q.cgroup_id,
-			     all_canary(buf, cap) ? "" : ", buffer written");
+			     (unsigned long long)q.cgroup_id, untouched ? "" : ", buffer written");
 		}
 	}
 	free(buf);
@@ -401,7 +404,7 @@ static void check_cli(const char *lname, const char *want, size_t len, uint64_t 
 	p = strstr(out, "\"path\":\"");
 	CHECK(p, "CLI, len %zu: no path in %.200s", len, out);
 	p += strlen("\"path\":\"");
-	CHECK(!strncmp(p, want, len) && !strcmp(p + len, "\"}\n"),
+	CHECK(!strncmp(p, want, len) && p[len] == '"' && p[len + 1] && strchr(",}", p[len + 1]),
 	      "CLI, len %zu: path differs: %.100s...", len, p);
 }
 

@@ -15,6 +15,7 @@
 #include "guest.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <sys/mman.h>
 
 #define RACE_CLIENTS 2
@@ -29,6 +30,9 @@ enum { DURING, AFTER, PHASES };
 struct race {
 	uint64_t cg_a, cg_b, cg_cli;
 	pid_t listener_a, listener_b;
+	/* one process whose two threads listen from two threaded cgroups */
+	pid_t threaded;
+	uint64_t cg_t1, cg_t2;
 	int stop_listening;		/* the relisteners stop looping */
 	int listeners_idle;		/* how many have stopped */
 	int phase;
@@ -101,6 +105,10 @@ static void judge(int dev, int fd, uint64_t expect_cg, struct tally *t, const ch
 	if (!want)
 		want = cred.pid == race->listener_a ? race->cg_a :
 		       cred.pid == race->listener_b ? race->cg_b : 0;
+	/* Either thread's cgroup may be the one the kernel's credentials came from. */
+	if (!expect_cg && cred.pid == race->threaded &&
+	    (q.cgroup_id == race->cg_t1 || q.cgroup_id == race->cg_t2))
+		want = q.cgroup_id;
 	if ((pid_t)q.pid != cred.pid || q.cgroup_id != want) {
 		add(&t->mismatched);
 		note_wrong("%s: SO_PEERCRED pid %d (cgroup %llu), module pid %u cgroup %llu",
@@ -109,56 +117,15 @@ static void judge(int dev, int fd, uint64_t expect_cg, struct tally *t, const ch
 	}
 }
 
-static int send_fd(int via, int fd)
-{
-	char data = 'L', cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { &data, 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(via, &mh, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int via)
-{
-	char data, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &data, 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(via, &mh, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&mh);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 /*
  * A relistener: lives in @cg, receives the listening socket over @via,
  * listens once and reports, then calls listen() in a loop until told to
  * stop, and stays alive (so its pid stays its own) until killed.
  */
-static pid_t relistener_start(const char *cg, int via)
+static void relisten_loop(int fd)
 {
-	pid_t pid = fork();
-	int fd, backlog = 64, ready = 1;
+	int backlog = 64;
 
-	if (pid)
-		return pid;
-	if (cg_move(cg, 0))
-		_exit(1);
-	fd = recv_fd(via);
-	if (fd < 0 || listen(fd, 4096) || write(via, &ready, sizeof(ready)) != sizeof(ready))
-		_exit(1);
 	while (!__atomic_load_n(&race->stop_listening, __ATOMIC_ACQUIRE)) {
 		backlog = backlog == 4096 ? 64 : 4096;
 		if (listen(fd, backlog))
@@ -166,8 +133,56 @@ static pid_t relistener_start(const char *cg, int via)
 		add(&race->relistens);
 	}
 	__atomic_fetch_add(&race->listeners_idle, 1, __ATOMIC_RELEASE);
-	pause();
-	_exit(0);
+}
+
+static int relisten_fd;
+static const char *second_thread_cg;
+
+/* The second thread: moves itself into its own threaded cgroup. */
+static void *relisten_thread(void *ready)
+{
+	char p[256], tid[32];
+
+	snprintf(p, sizeof(p), CGROOT "/%s/cgroup.threads", second_thread_cg);
+	snprintf(tid, sizeof(tid), "%d", (int)gettid());
+	if (write_file(p, tid))
+		_exit(3);
+	__atomic_store_n((int *)ready, 1, __ATOMIC_RELEASE);
+	relisten_loop(relisten_fd);
+	return NULL;
+}
+
+/*
+ * A relistener: lives in @cg, receives the listening socket over @via,
+ * listens once and reports, then calls listen() in a loop until told to
+ * stop, and stays alive (so its pid stays its own) until killed.  With
+ * @thread_cg, a second thread in that (threaded) cgroup loops too.
+ */
+static pid_t relistener_start(const char *cg, int via, const char *thread_cg)
+{
+	pid_t pid = fork();
+	int ready = 1, thread_ready = 0;
+	pthread_t th;
+
+	if (pid)
+		return pid;
+	if (cg_move(cg, 0))
+		_exit(1);
+	relisten_fd = recv_fd(via);
+	if (relisten_fd < 0 || listen(relisten_fd, 4096))
+		_exit(1);
+	if (thread_cg) {
+		second_thread_cg = thread_cg;
+		if (pthread_create(&th, NULL, relisten_thread, &thread_ready))
+			_exit(1);
+		while (!__atomic_load_n(&thread_ready, __ATOMIC_ACQUIRE))
+			usleep(100);
+	}
+	if (write(via, &ready, sizeof(ready)) != sizeof(ready))
+		_exit(1);
+	relisten_loop(relisten_fd);
+	for (;;)
+		pause();
 }
 
 /* A client: connects until the phase has its connections. */
@@ -274,9 +289,7 @@ static void r_relisten_race_matches_peercred(void)
 	char name[64];
 	pid_t acceptor;
 
-	race = mmap(NULL, sizeof(*race), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	CHECK(race != MAP_FAILED, "mmap: %s", strerror(errno));
+	memset(race, 0, sizeof(*race));
 	SYS(cg_create("race"));
 	SYS(cg_create("race/a"));
 	SYS(cg_create("race/b"));
@@ -290,10 +303,10 @@ static void r_relisten_race_matches_peercred(void)
 	SYS(bind(lfd, (struct sockaddr *)&sa, abstract_addr(&sa, name)));
 	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, via_a));
 	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, via_b));
-	race->listener_a = relistener_start("race/a", via_a[1]);
+	race->listener_a = relistener_start("race/a", via_a[1], NULL);
 	SYS(send_fd(via_a[0], lfd));
 	CHECK(read(via_a[0], &ready, sizeof(ready)) == sizeof(ready), "listener a");
-	race->listener_b = relistener_start("race/b", via_b[1]);
+	race->listener_b = relistener_start("race/b", via_b[1], NULL);
 	SYS(send_fd(via_b[0], lfd));
 	CHECK(read(via_b[0], &ready, sizeof(ready)) == sizeof(ready), "listener b");
 	acceptor = acceptor_start(lfd);
@@ -339,11 +352,89 @@ static void r_relisten_race_matches_peercred(void)
 	CHECK_INT(0, race->client[AFTER].unknown);
 }
 
+/*
+ * Two threads of one process, in two threaded cgroups, call listen() in
+ * a loop on one socket: SO_PEERCRED names the same pid whichever wins, so
+ * the module cannot tell which cgroup the kernel's credentials came from.
+ * Every answer names that pid and one of the two cgroups, or is unknown.
+ * Once another process listens, its clients learn it again.
+ */
+static void r_threads_in_two_cgroups(void)
+{
+	long race_conns = knob("pcg.thread_race_conns", "PCG_THREAD_RACE_CONNS", 5000);
+	int lfd, via_t[2], via_c[2], ready, status;
+	struct sockaddr_un sa;
+	char name[64];
+	pid_t acceptor;
+
+	memset(race, 0, sizeof(*race));
+	SYS(cg_create("race"));
+	SYS(cg_create("race/cli"));
+	SYS(cg_create("race/c"));
+	SYS(cg_create("race/thr"));
+	SYS(cg_create("race/thr/t1"));
+	SYS(cg_create("race/thr/t2"));
+	SYS(write_file(CGROOT "/race/thr/t1/cgroup.type", "threaded"));
+	SYS(write_file(CGROOT "/race/thr/t2/cgroup.type", "threaded"));
+	race->cg_cli = cg_id("race/cli");
+	race->cg_t1 = cg_id("race/thr/t1");
+	race->cg_t2 = cg_id("race/thr/t2");
+
+	snprintf(name, sizeof(name), "pcg-thr-race-%d", (int)getpid());
+	SYS(lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+	SYS(bind(lfd, (struct sockaddr *)&sa, abstract_addr(&sa, name)));
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, via_t));
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, via_c));
+	race->threaded = relistener_start("race/thr/t1", via_t[1], "race/thr/t2");
+	SYS(send_fd(via_t[0], lfd));
+	CHECK(read(via_t[0], &ready, sizeof(ready)) == sizeof(ready), "threaded listener");
+	acceptor = acceptor_start(lfd);
+
+	race->phase = DURING;
+	SYS(run_clients(name, race_conns));
+	__atomic_store_n(&race->stop_listening, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&race->listeners_idle, __ATOMIC_ACQUIRE) < 2)
+		usleep(1000);
+	/* another process listens once, from race/c */
+	race->cg_a = cg_id("race/c");
+	race->listener_a = relistener_start("race/c", via_c[1], NULL);
+	SYS(send_fd(via_c[0], lfd));
+	CHECK(read(via_c[0], &ready, sizeof(ready)) == sizeof(ready), "listener c");
+	race->phase = AFTER;
+	SYS(run_clients(name, race_conns / 5));
+	__atomic_store_n(&race->clients_done, 1, __ATOMIC_RELEASE);
+	waitpid(acceptor, &status, 0);
+
+	printf("# race: threads: %ld listen() calls, %ld connections\n", race->relistens,
+	       race->connected);
+	print_tally("threads, client:", &race->client[DURING]);
+	print_tally("threads, then c:", &race->client[AFTER]);
+	print_tally("threads, accepted:", &race->accepted_side[DURING]);
+	if (race->first_wrong[0])
+		printf("# race: first wrong answer: %s\n", race->first_wrong);
+	CHECK(race->relistens > 0, "the threads never raced");
+	for (int p = DURING; p < PHASES; p++) {
+		CHECK_INT(0, race->client[p].mismatched);
+		CHECK_INT(0, race->accepted_side[p].mismatched);
+		CHECK_INT(0, race->pair[p].mismatched);
+		CHECK_INT(0, race->client[p].errors + race->accepted_side[p].errors +
+			  race->pair[p].errors);
+	}
+	CHECK_INT(0, race->client[AFTER].unknown);
+}
+
 int main(int argc, char **argv)
 {
 	guest_begin("race", argc, argv);
 	if (module_require())
 		return guest_end();
+	race = mmap(NULL, sizeof(*race), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (race == MAP_FAILED) {
+		printf("not ok - race/setup: mmap: %s\n", strerror(errno));
+		return guest_end();
+	}
 	RUN(r_relisten_race_matches_peercred);
+	RUN(r_threads_in_two_cgroups);
 	return guest_end();
 }

@@ -625,6 +625,8 @@ static void test_strerror(void **state)
 	assert_non_null(strstr(peercgroup_strerror(-EACCES), "DeviceAllow="));
 	assert_string_equal(pcg_errno_name(-ENODEV), "ENODEV");
 	assert_string_equal(pcg_errno_name(ENOPKG), "ENOPKG");
+	assert_string_equal(pcg_errno_name(-EREMOTE), "EREMOTE");
+	assert_non_null(strstr(peercgroup_strerror(-EREMOTE), "withheld"));
 	assert_string_equal(pcg_errno_name(-EIO), "EOTHER");
 	assert_non_null(peercgroup_strerror(INT_MIN));
 	assert_non_null(strstr(peercgroup_strerror(-ENODATA), "before the module"));

@@ -291,7 +291,9 @@ static size_t find_holders(struct holder **out, bool *partial)
 	return n;
 }
 
-static const char *const features[] = { "stream", "seqpacket", "socketpair", "path", "pid" };
+static const char *const features[] = {
+	"stream", "seqpacket", "socketpair", "path", "pid", "ns-withhold",
+};
 
 static int cmd_status(void)
 {
