@@ -39,7 +39,12 @@ finish() {
 }
 # Tail of a log into the notes, for a failure's reader.
 show() { tail -n "${2:-25}" "$1" | sed 's/^/# | /' | while IFS= read -r l; do emit "$l"; done; }
-apt_install() { apt-get install -y --no-install-recommends --allow-downgrades "$@"; }
+# apt's and dkms's output also goes to the console, so that a slow build
+# can be followed on the host (build/run/system/PHASE/console.log).
+apt_install() {
+	apt-get install -y --no-install-recommends --allow-downgrades "$@" 2>&1 | tee /dev/console
+	return "${PIPESTATUS[0]}"
+}
 runtime_debs() { ls "$1"/peercgroup-dkms_*.deb "$1"/libpeercgroup1_*.deb "$1"/peercgroup_*.deb; }
 # shellcheck disable=SC2317  # called through check()
 dkms_has() { dkms status -m peercgroup -v "$1" -k "$2" 2>/dev/null | grep -q ': installed'; }
