@@ -39,9 +39,14 @@ finish() {
 }
 # Tail of a log into the notes, for a failure's reader.
 show() { tail -n "${2:-25}" "$1" | sed 's/^/# | /' | while IFS= read -r l; do emit "$l"; done; }
-apt_install() { apt-get install -y --no-install-recommends --allow-downgrades "$@"; }
+# apt's and dkms's output also goes to the console, so that a slow build
+# can be followed on the host (build/run/system/PHASE/console.log).
+apt_install() {
+	apt-get install -y --no-install-recommends --allow-downgrades "$@" 2>&1 | tee /dev/console
+	return "${PIPESTATUS[0]}"
+}
 runtime_debs() { ls "$1"/peercgroup-dkms_*.deb "$1"/libpeercgroup1_*.deb "$1"/peercgroup_*.deb; }
-# shellcheck disable=SC2317 # called through check()
+# shellcheck disable=SC2317  # called through check()
 dkms_has() { dkms status -m peercgroup -v "$1" -k "$2" 2>/dev/null | grep -q ': installed'; }
 loaded_version() { cat /sys/module/peercgroup/version 2>/dev/null || echo none; }
 
@@ -166,7 +171,7 @@ boot)
 	if dpkg -i "$P"/kernel/*.deb >/tmp/kernel.log 2>&1; then ok 5-kernel-install; else
 		notok 5-kernel-install "dpkg -i of the kernel failed"; show /tmp/kernel.log; fi
 	note "dpkg -i of the 6.12 kernel, headers and the DKMS autoinstall took $((SECONDS - t0))s"
-	new=$(printf '%s\n' "$P"/kernel/linux-image-*.deb | sed 's|.*/linux-image-\([^_]*\)_.*|\1|')
+	new=$(find "$P"/kernel -name 'linux-image-*.deb' | sed 's|.*/linux-image-\([^_]*\)_.*|\1|')
 	check 5-dkms-autoinstall "dkms status: $(dkms status 2>&1 | tr '\n' ';')" dkms_has "$old" "$new"
 	;;
 kernel)
