@@ -27,9 +27,10 @@
  * define rather than by version number (distribution kernels backport):
  * - ftrace_regs_get_argument() (6.2+; struct ftrace_regs is opaque from
  *   6.12/6.13 on): read arguments through it, no register save needed;
- * - struct ftrace_regs wrapping pt_regs (5.11 to 6.1, x86 with
- *   DYNAMIC_FTRACE_WITH_ARGS): arguments only through ftrace_get_regs(),
- *   which wants SAVE_REGS;
+ * - struct ftrace_regs wrapping pt_regs (5.11 to 6.1): arguments only
+ *   through ftrace_get_regs(), which wants SAVE_REGS.  x86 has
+ *   DYNAMIC_FTRACE_WITH_ARGS there; arm64 6.1 has only WITH_REGS, and
+ *   there the generic header defines the arch_ftrace_get_regs() macro;
  * - neither (5.10): the callback gets struct pt_regs, filled with
  *   SAVE_REGS, and ftrace guards against recursion by default.
  * From 5.11 on, FTRACE_OPS_FL_RECURSION asks ftrace for that guard, which
@@ -43,7 +44,7 @@ compat_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
 {
 	return ftrace_regs_get_argument(fregs, n);
 }
-#elif defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
+#elif defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS) || defined(arch_ftrace_get_regs)
 #define COMPAT_FTRACE_REGS ftrace_regs
 #define COMPAT_FTRACE_OPS_FLAGS (FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION)
 static __always_inline unsigned long

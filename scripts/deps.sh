@@ -11,6 +11,7 @@ pkgs=(
 	"linux-headers-$(sed -n 's/^6\.1[[:space:]]\+[^ ]\+[[:space:]]\+\([^ ]\+\).*/\1/p' "$(dirname "$0")/kernels.conf")"
 	dkms openssl                                        # admin install path (openssl: dkms signing key)
 	gnuplot-nox                                         # benchmark chart
+	qemu-system-arm gcc-12-aarch64-linux-gnu libc6-dev-arm64-cross  # arm64 guests, cross builds
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -27,6 +27,7 @@ usage: $PROG list                  names of the kernels in scripts/kernels.conf
        $PROG kdir NAME             the kernel build directory (make -C KDIR M=SRC)
        $PROG build NAME SRC OUT    build SRC (top-level Kbuild) against NAME, copy peercgroup.ko to OUT/
        $PROG modver NAME           the kernel's release string (uname -r), for /lib/modules/VER
+       $PROG arch NAME             its Debian architecture (amd64, arm64)
        $PROG debug NAME            build a debug kernel (KASAN, kmemleak, lockdep, UBSAN) from
                                    Debian's linux-source of NAME into build/cache/debug/NAME
        $PROG debug-build NAME SRC OUT   build SRC against that debug kernel, copy peercgroup.ko to OUT/
@@ -37,13 +38,16 @@ EOF
 
 # --- the matrix ----------------------------------------------------------------------
 
-# conf NAME: sets K_NAME K_SUITE K_ABI K_VER K_CC K_ROOT
+# conf NAME: sets K_NAME K_SUITE K_ABI K_VER K_CC K_ROOT, and K_ARCH (Debian architecture):
+# an ABI ending in -arm64 is an arm64 kernel, cross-built (kernels.conf names the rule)
 conf() {
 	local line
 	line=$(awk -v n="$1" '!/^[[:space:]]*(#|$)/ && $1 == n' "$CONF")
 	[[ -n $line ]] || die "unknown kernel '$1' (known: $(names | tr '\n' ' '))"
 	read -r K_NAME K_SUITE K_ABI K_VER K_CC K_ROOT <<<"$line"
 	[[ -n ${K_ROOT:-} ]] || die "$CONF: malformed line for '$1'"
+	K_ARCH=amd64
+	[[ $K_ABI == *-arm64 ]] && K_ARCH=arm64
 	KDIR_CACHE=$CACHE/kernels/$K_NAME
 }
 
@@ -106,6 +110,7 @@ apt_setup() {
 		-o "Dir::State::status=$APTDIR/status"
 		-o "Dir::Cache=$APTDIR/cache"
 		-o APT::Architecture=amd64 -o APT::Architectures::=amd64
+		${APT_FOREIGN:+-o APT::Architectures::=$APT_FOREIGN}
 		-o APT::Sandbox::User=root -o Acquire::Languages=none
 		-o Debug::NoLocking=1
 	)
@@ -134,7 +139,7 @@ kernel_packages() {
 	local p dep
 	echo "linux-image-$K_ABI"
 	for p in "linux-image-$K_ABI" "linux-headers-$K_ABI"; do
-		apt-cache "${APT_OPTS[@]}" show "$p=$K_VER" | awk -F': ' '$1 == "Depends" {print $2; exit}' |
+		apt-cache "${APT_OPTS[@]}" show "$(qualify "$p")=$K_VER" | awk -F': ' '$1 == "Depends" {print $2; exit}' |
 			tr ',|' '\n' | sed 's/(.*//; s/[[:space:]]//g' |
 			while read -r dep; do
 				case $dep in
@@ -143,6 +148,17 @@ kernel_packages() {
 			done
 	done
 	echo "linux-headers-$K_ABI"
+}
+
+# qualify PKG: PKG:ARCH for K_ABI's own packages of a foreign-architecture kernel.  The
+# -common headers are arch "all"; linux-kbuild stays the build machine's (amd64): its
+# programs (fixdep, modpost) run here, and arm64 ones could not.  They are built from the
+# same source version; they read the target's objects by ELF class and machine at run
+# time, and the one target-dependent table built into modpost (devicetable-offsets.h,
+# offsets in struct *_device_id) is the same for x86_64 and arm64, two LP64
+# little-endian ABIs; the module has no device table anyway.
+qualify() {
+	if [[ $K_ARCH != amd64 && $1 == *-"$K_ABI" ]]; then echo "$1:$K_ARCH"; else echo "$1"; fi
 }
 
 # fetch NAME: one process at a time per kernel (parallel "fetch", "root" and "build" calls
@@ -164,13 +180,18 @@ fetch_locked() {
 		echo "$K_NAME: cached"
 		return 0
 	fi
-	exec 9>"$CACHE/.lock-apt"
+	# a foreign architecture has its own private lists (the amd64 ones stay as they are)
+	local lock=$CACHE/.lock-apt
+	if [[ $K_ARCH != amd64 ]]; then
+		APTDIR=$CACHE/apt-$K_ARCH APT_FOREIGN=$K_ARCH lock=$CACHE/.lock-apt-$K_ARCH
+	fi
+	exec 9>"$lock"
 	flock 9
 	apt_setup
 	[[ -f $APTDIR/updated ]] || apt_update
-	if ! has "linux-image-$K_ABI" "$K_VER"; then
+	if ! has "$(qualify "linux-image-$K_ABI")" "$K_VER"; then
 		apt_update   # stale lists?
-		has "linux-image-$K_ABI" "$K_VER" ||
+		has "$(qualify "linux-image-$K_ABI")" "$K_VER" ||
 			die "$K_NAME: linux-image-$K_ABI version $K_VER is not in the archive ($K_SUITE);" \
 				"(archive has:$(apt-cache "${APT_OPTS[@]}" madison "linux-image-$K_ABI" | awk -F'|' '{gsub(/[[:space:]]/, "", $2); printf " %s", $2}')))." \
 				"Update scripts/kernels.conf."
@@ -180,6 +201,7 @@ fetch_locked() {
 	mapfile -t pkgs < <(kernel_packages | awk '!seen[$0]++')
 	for p in "${pkgs[@]}"; do
 		v=$K_VER
+		p=$(qualify "$p")
 		has "$p" "$v" || die "$K_NAME: $p version $v is not in the archive ($K_SUITE)"
 		specs+=("$p=$v")
 	done
@@ -219,15 +241,50 @@ fetch_locked() {
 
 ROOTS=$CACHE/roots
 
+# make_root DIR SUITE PKG...: a minimal Debian SUITE at DIR with PKG... installed (mmdebstrap),
+# remade only when the package set changes.  The caller holds DIR's lock.
+make_root() {
+	local dir=$1 suite=$2 want
+	shift 2
+	want=$(printf '%s\n' "$@" | sort -u | paste -sd, -)
+	if [[ -f $dir/.ready && $(cat "$dir/.ready") == "$want" ]]; then
+		echo "root ${dir##*/}: cached"
+		return 0
+	fi
+	command -v mmdebstrap >/dev/null || {
+		note "installing mmdebstrap"
+		DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends mmdebstrap >&2
+	}
+	local main sec
+	read -r main sec < <(mirror_uris)
+	rm -rf "$dir" "$dir.tmp"
+	mkdir -p "${dir%/*}"
+	note "root ${dir##*/}: mmdebstrap $suite with $want"
+	# essential + the includes, no docs/man/locales: the smallest root that builds modules
+	mmdebstrap --variant=essential --include="$want" --mode=root --format=directory \
+		--dpkgopt='path-exclude=/usr/share/man/*' \
+		--dpkgopt='path-exclude=/usr/share/doc/*' \
+		--dpkgopt='path-exclude=/usr/share/locale/*' \
+		--dpkgopt='path-exclude=/usr/share/info/*' \
+		"$suite" "$dir.tmp" "deb [signed-by=$KEYRING] $main $suite main" >&2 ||
+		die "root ${dir##*/}: mmdebstrap failed"
+	rm -rf "$dir.tmp/var/lib/apt/lists"/* "$dir.tmp/var/cache/apt"/*
+	echo "$want" >"$dir.tmp/.ready"
+	mv "$dir.tmp" "$dir"
+	echo "root ${dir##*/}: created"
+}
+
 # root SUITE: a minimal Debian SUITE with the compilers of the kernels that use it and
 # their kbuild tools' runtime dependencies.
 root() {
-	local suite=$1 dir=$ROOTS/$1 n
+	# "SUITE-cross": a root of SUITE of its own for the cross compilers (arm64 rows), so that
+	# the native root's package set does not change with them
+	local suite=${1%-cross} dir=$ROOTS/$1 n
 	local -a pkgs=(make libc6-dev)
 	local -a kernels=()
 	for n in $(names); do
 		conf "$n"
-		[[ $K_ROOT == "$suite" ]] || continue
+		[[ $K_ROOT == "$1" ]] || continue
 		kernels+=("$n")
 		fetch "$n" >/dev/null
 		pkgs+=("$K_CC")
@@ -237,37 +294,11 @@ root() {
 				sed 's/|.*//; s/(.*//; s/[[:space:]]//g' | grep -v '^$')
 		done
 	done
-	((${#kernels[@]})) || die "no kernel in $CONF is built in root '$suite'"
+	((${#kernels[@]})) || die "no kernel in $CONF is built in root '$1'"
 	local lk
-	exec {lk}>"$CACHE/.lock-root-$suite"
+	exec {lk}>"$CACHE/.lock-root-$1"
 	flock "$lk"
-	local want
-	want=$(printf '%s\n' "${pkgs[@]}" | sort -u | paste -sd, -)
-	if [[ -f $dir/.ready && $(cat "$dir/.ready") == "$want" ]]; then
-		echo "root $suite: cached"
-	else
-		command -v mmdebstrap >/dev/null || {
-			note "installing mmdebstrap"
-			DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends mmdebstrap >&2
-		}
-		local main sec
-		read -r main sec < <(mirror_uris)
-		rm -rf "$dir" "$dir.tmp"
-		mkdir -p "$ROOTS"
-		note "root $suite: mmdebstrap with $want"
-		# essential + the includes, no docs/man/locales: the smallest root that builds modules
-		mmdebstrap --variant=essential --include="$want" --mode=root --format=directory \
-			--dpkgopt='path-exclude=/usr/share/man/*' \
-			--dpkgopt='path-exclude=/usr/share/doc/*' \
-			--dpkgopt='path-exclude=/usr/share/locale/*' \
-			--dpkgopt='path-exclude=/usr/share/info/*' \
-			"$suite" "$dir.tmp" "deb [signed-by=$KEYRING] $main $suite main" >&2 ||
-			die "root $suite: mmdebstrap failed"
-		rm -rf "$dir.tmp/var/lib/apt/lists"/* "$dir.tmp/var/cache/apt"/*
-		echo "$want" >"$dir.tmp/.ready"
-		mv "$dir.tmp" "$dir"
-		echo "root $suite: created"
-	fi
+	make_root "$dir" "$suite" "${pkgs[@]}"
 	# the kernels' headers, unpacked at their real absolute paths inside the root
 	for n in "${kernels[@]}"; do
 		conf "$n"
@@ -354,6 +385,7 @@ build() {
 	tar -C "$src" --exclude=./build --exclude=./.git -cf - . | tar -C "$base" -xf -
 	local log=$base.log
 	local -a make_cmd=(make -C "/usr/src/linux-headers-$K_ABI" "M=$inner" KCFLAGS=-Werror "-j$(nproc)" modules)
+	[[ $K_ARCH == arm64 ]] && make_cmd+=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 	local rc=0
 	note "$K_NAME: ${make_cmd[*]} ($K_CC, ${K_ROOT})"
 	if [[ $K_ROOT == host ]]; then
@@ -519,6 +551,9 @@ debug_build() {
 
 # --- main ----------------------------------------------------------------------------
 
+# sourced (another script reusing the functions above): no command to run
+[[ ${BASH_SOURCE[0]} == "$0" ]] || return 0
+
 (($#)) || usage
 cmd=$1
 shift
@@ -528,6 +563,7 @@ fetch) (($# == 1)) || usage; fetch "$1" ;;
 root) (($# == 1)) || usage; root "$1" ;;
 kdir) (($# == 1)) || usage; kdir "$1" ;;
 modver) (($# == 1)) || usage; modver "$1" ;;
+arch) (($# == 1)) || usage; conf "$1"; echo "$K_ARCH" ;;
 build) (($# == 3)) || usage; build "$@" ;;
 debug) (($# == 1)) || usage; debug "$1" ;;
 debug-build) (($# == 3)) || usage; debug_build "$@" ;;
