@@ -45,7 +45,7 @@ compiler_root() {
 	gcc-10) echo bullseye ;;
 	gcc-12) echo host ;;
 	gcc-14) echo trixie ;;
-	gcc-15) echo sid ;;
+	gcc-15 | gcc-16) echo sid ;;
 	*) return 1 ;;
 	esac
 }
@@ -56,25 +56,51 @@ breadth_apt() {
 	[[ -f $APTDIR/updated ]] || apt_update
 }
 
+# The private lists' linux-headers-* and linux-kbuild-* stanzas, one line each:
+# "SUITE ARCH PACKAGE VERSION DEPENDS,..." (read once: an apt-cache call per package over
+# seven suites and two architectures takes seconds).
+INDEX=
+headers_index() {
+	INDEX=$APTDIR/headers.idx
+	[[ -f $INDEX && $INDEX -nt $APTDIR/updated ]] && return 0
+	local f suite arch
+	for f in "$APTDIR"/lists/*_main_binary-*_Packages*; do
+		suite=${f##*_dists_}
+		suite=${suite%%_main_*}
+		arch=${f##*binary-}
+		arch=${arch%%_*}
+		/usr/lib/apt/apt-helper cat-file "$f" | awk -v s="$suite" -v a="$arch" '
+			/^Package: / { p = $2; v = ""; d = "" }
+			/^Version: / { v = $2 }
+			/^Depends: / { d = substr($0, 10); gsub(/\([^)]*\)/, "", d); gsub(/[ ]/, "", d); gsub(/:any/, "", d) }
+			/^$/ { if (p ~ /^linux-(headers|kbuild)-/) print s, a, p, v, (d == "" ? "-" : d); p = "" }'
+	done >"$INDEX.tmp"
+	mv "$INDEX.tmp" "$INDEX"
+}
+
+# in_archive PKG ARCH VER: is that package version in the lists?
+in_archive() { awk -v p="$1" -v a="$2" -v v="$3" '$3 == p && ($2 == a) && $4 == v {f = 1} END {exit !f}' "$INDEX"; }
+
+# deps_of PKG ARCH VER: the names in its Depends (first of each alternative)
+deps_of() {
+	awk -v p="$1" -v a="$2" -v v="$3" '$3 == p && $2 == a && $4 == v {print $5; exit}' "$INDEX" |
+		tr ',' '\n' | sed 's/|.*//; s/:.*//' | grep -v '^-\?$' || true
+}
+
 # archive_entries: "SUITE ARCH PACKAGE VERSION COMPILER" for every flavour metapackage of
 # every suite, resolved to the concrete headers package it depends on there.
 archive_entries() {
-	local suite flav arch meta ver dep cc
+	local suite arch meta ver flav dep cc
+	headers_index
 	for flav in $FLAVOURS; do
 		arch=amd64
 		[[ $flav == *arm64* ]] && arch=arm64
-		meta=linux-headers-$flav:$arch
-		apt-cache "${APT_OPTS[@]}" madison "$meta" 2>/dev/null |
-			awk -F'|' '$3 !~ /Sources/ {gsub(/[[:space:]]/, "", $2); split($3, a, " "); sub(/\/.*/, "", a[2]); print a[2], $2}' |
+		awk -v p="linux-headers-$flav" -v a="$arch" '$3 == p && $2 == a {print $1, $4}' "$INDEX" |
 			while read -r suite ver; do
-				[[ " $SUITES " == *" $suite "* ]] || continue
-				dep=$(apt-cache "${APT_OPTS[@]}" show "$meta=$ver" 2>/dev/null |
-					awk -F': ' '$1 == "Depends" {print $2; exit}' | tr ',' '\n' |
-					sed 's/(.*//; s/[[:space:]]//g; s/:.*//' | grep -E '^linux-headers-[0-9]' | head -1 || true)
-				[[ -n $dep ]] || { note "$meta=$ver: no concrete headers dependency"; continue; }
-				cc=$(apt-cache "${APT_OPTS[@]}" show "$dep:$arch=$ver" 2>/dev/null |
-					awk -F': ' '$1 == "Depends" {print $2; exit}' | tr ',|' '\n' |
-					sed 's/(.*//; s/[[:space:]]//g; s/:.*//; s/-for-host$//' | grep -E '^gcc-[0-9]+$' | head -1 || true)
+				dep=$(deps_of "linux-headers-$flav" "$arch" "$ver" | grep -E '^linux-headers-[0-9]' | head -1 || true)
+				[[ -n $dep ]] || { note "linux-headers-$flav=$ver: no concrete headers dependency"; continue; }
+				cc=$(deps_of "$dep" "$arch" "$ver" | sed -E 's/-for-host$//; s/^linux-compiler-(gcc-[0-9]+)-.*/\1/' |
+					grep -E '^gcc-[0-9]+$' | head -1 || true)
 				echo "$suite $arch $dep $ver ${cc:-gcc-unknown}"
 			done
 	done
@@ -88,8 +114,9 @@ sort_entries() {
 
 refresh() {
 	breadth_apt
-	apt_update
-	local new=$LIST.new
+	# lists older than an hour are refreshed
+	[[ -n $(find "$APTDIR/updated" -mmin -60 2>/dev/null) ]] || apt_update
+	local new=$LIST.new mark
 	{
 		sed -n '1,/^# ---- entries/p' "$LIST"
 		archive_entries | sort_entries | while read -r suite arch pkg ver cc; do
@@ -123,12 +150,6 @@ fetch_unpacked() {
 		touch "$dir/.done"
 	fi
 	echo "$dir"
-}
-
-# deps_of PKG:ARCH VER: the names in the package's Depends
-deps_of() {
-	apt-cache "${APT_OPTS[@]}" show "$1=$2" 2>/dev/null | awk -F': ' '$1 == "Depends" {print $2; exit}' |
-		tr ',' '\n' | sed 's/|.*//; s/(.*//; s/[[:space:]]//g; s/:.*//' | grep -v '^$'
 }
 
 # breadth_root SUITE PKG...: the build root for SUITE's compilers (native and cross)
@@ -195,6 +216,7 @@ run() {
 	exec 9>"$CACHE/.lock-apt-breadth"
 	flock 9
 	breadth_apt
+	headers_index
 	mkdir -p "$BREADTH"
 	local results=$TOP/build/breadth
 	rm -rf "$results"
@@ -218,24 +240,26 @@ run() {
 	local kb
 	for line in "${todo[@]}"; do
 		read -r suite arch pkg ver cc <<<"$line"
-		has "$pkg:$arch" "$ver" || continue
-		for kb in $(deps_of "$pkg:$arch" "$ver" | grep -E '^linux-kbuild-'); do
+		in_archive "$pkg" "$arch" "$ver" || continue
+		for kb in $(deps_of "$pkg" "$arch" "$ver" | grep -E '^linux-kbuild-'); do
 			where=$(compiler_root "$cc") || continue
 			[[ $where == host ]] && continue
-			root_pkgs[$where]+=" $(deps_of "$kb:amd64" "$ver" | tr '\n' ' ')"
+			root_pkgs[$where]+=" $(deps_of "$kb" amd64 "$ver" | tr '\n' ' ')"
 		done
 	done
-	for where in "${!root_pkgs[@]}"; do
-		# shellcheck disable=SC2086 # a word list
-		breadth_root "$where" $(tr ' ' '\n' <<<"${root_pkgs[$where]}" | sort -u)
-	done
+	# the build machine's own compiler first: a result per package comes sooner
+	local -a host=() rooted=()
 	for line in "${todo[@]}"; do
+		read -r suite arch pkg ver cc <<<"$line"
+		if [[ $(compiler_root "$cc" || true) == host ]]; then host+=("$line"); else rooted+=("$line"); fi
+	done
+	for line in "${host[@]}" "${rooted[@]}"; do
 		read -r suite arch pkg ver cc <<<"$line"
 		local name=$suite/$arch/${pkg#linux-headers-} out status
 		out=$results/$suite-$arch-${pkg#linux-headers-}
 		mkdir -p "$out"
 		t0=$SECONDS
-		if ! has "$pkg:$arch" "$ver"; then
+		if ! in_archive "$pkg" "$arch" "$ver"; then
 			printf '%-62s skipped: %s=%s is gone from the archive (compile-breadth.sh refresh)\n' "$name" "$pkg" "$ver"
 			skipped=$((skipped + 1))
 			gone+=("$pkg")
@@ -252,13 +276,15 @@ run() {
 					DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends "$ccpkg" >&2
 			else
 				r=$ROOTS/breadth-$where
+				# shellcheck disable=SC2086 # a word list
+				breadth_root "$where" $(tr ' ' '\n' <<<"${root_pkgs[$where]}" | sort -u)
 			fi
 			# the headers, their -common and the kbuild tools (amd64 ones, see above)
 			local -a lower=() d
 			local dep ok=1
 			d=$(fetch_unpacked "$pkg:$arch" "$ver") || ok=0
 			lower+=("$d")
-			for dep in $(deps_of "$pkg:$arch" "$ver" | grep -E '^linux-(headers-.*-common(-rt)?|kbuild-.*)$'); do
+			for dep in $(deps_of "$pkg" "$arch" "$ver" | grep -E '^linux-(headers-.*-common(-rt)?|kbuild-.*)$'); do
 				if [[ $dep == linux-kbuild-* ]]; then
 					d=$(fetch_unpacked "$dep:amd64" "$ver") || ok=0
 				else
