@@ -24,3 +24,19 @@ check-compile: deps
 
 headers-breadth-refresh:
 	scripts/compile-breadth.sh refresh
+
+# arm64 rows run on demand and in CI's own stage (check-arm64), not in check-matrix:
+# under TCG an arm64 boot with the suites takes several minutes.
+ARM64_MATRIX := $(filter %-arm64,$(MATRIX))
+MATRIX := $(filter-out %-arm64,$(MATRIX))
+ARM64_KERNELS ?= 6.1-arm64 7.3-arm64
+
+.PHONY: check-arm64 check-matrix-arm64
+
+# the suites on arm64 rows only (CI: after check-matrix ran the unit tests and the
+# harness's self-test)
+check-arm64: deps guest-bins-arm64
+	scripts/check.sh --suites $(SUITES) $(if $(ONLY),--only $(ONLY)) $(ARM64_KERNELS)
+
+check-matrix-arm64: deps
+	$(MAKE) check KERNELS="$(ARM64_MATRIX)"

@@ -36,7 +36,14 @@
  * From 5.11 on, FTRACE_OPS_FL_RECURSION asks ftrace for that guard, which
  * also keeps preemption disabled around the callback.
  */
-#if defined(ftrace_regs_get_argument)
+/*
+ * ftrace_regs_get_argument() is a macro on x86 and in the generic header,
+ * but an inline function on arm64, which has had it since it gained
+ * DYNAMIC_FTRACE_WITH_ARGS (6.2) and dropped WITH_REGS: SAVE_REGS would
+ * make registering the hooks fail there.
+ */
+#if defined(ftrace_regs_get_argument) || \
+	(defined(CONFIG_ARM64) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS))
 #define COMPAT_FTRACE_REGS ftrace_regs
 #define COMPAT_FTRACE_OPS_FLAGS FTRACE_OPS_FL_RECURSION
 static __always_inline unsigned long

@@ -135,21 +135,42 @@ refresh() {
 
 entries() { awk '!/^[[:space:]]*(#|$)/' "$1"; }
 
-# fetch_unpacked PKG:ARCH VER: download the .deb once, unpack it once; prints the directory
-fetch_unpacked() {
-	local spec=$1 ver=$2 name=${1%%:*} dir
-	dir=$BREADTH/unpacked/$name=$ver${1#"$name"}
-	if [[ ! -f $dir/.done ]]; then
-		rm -rf "$dir" "$dir.dl"
-		mkdir -p "$dir.dl"
-		(cd "$dir.dl" && apt-get -q "${APT_OPTS[@]}" download "$spec=$ver") >"$dir.dl/log" 2>&1 ||
-			{ cat "$dir.dl/log" >&2; return 1; }
-		dpkg -x "$dir.dl"/*.deb "$dir.dl/tree"
-		mv "$dir.dl/tree" "$dir"
-		rm -rf "$dir.dl"
+# unpacked NAME VER ARCH: where that .deb is unpacked
+unpacked() { echo "$BREADTH/unpacked/$1_$2_$3"; }
+
+# parts PKG ARCH VER: "NAME VER ARCH" of the headers package, its -common headers and the
+# (amd64: see above) kbuild tools
+parts() {
+	local dep
+	echo "$1 $3 $2"
+	for dep in $(deps_of "$1" "$2" "$3" | grep -E '^linux-(headers-.*-common(-rt)?|kbuild-.*)$'); do
+		if [[ $dep == linux-kbuild-* ]]; then echo "$dep $3 amd64"; else echo "$dep $3 all"; fi
+	done
+}
+
+# fetch_parts: every "NAME VER ARCH" on stdin not yet unpacked, in one apt-get download
+# (apt-get reads the lists of seven suites and two architectures at each start)
+fetch_parts() {
+	local name ver arch dl=$BREADTH/dl deb
+	local -a specs=()
+	while read -r name ver arch; do
+		[[ -f $(unpacked "$name" "$ver" "$arch")/.done ]] && continue
+		if [[ $arch == all ]]; then specs+=("$name=$ver"); else specs+=("$name:$arch=$ver"); fi
+	done
+	((${#specs[@]})) || return 0
+	rm -rf "$dl" && mkdir -p "$dl"
+	note "downloading ${#specs[@]} packages"
+	(cd "$dl" && apt-get -q "${APT_OPTS[@]}" download "${specs[@]}") >"$dl.log" 2>&1 ||
+		{ cat "$dl.log" >&2; return 1; }
+	for deb in "$dl"/*.deb; do
+		read -r name ver arch < <(dpkg-deb -f "$deb" Package Version Architecture |
+			sed 's/^[^:]*: //' | tr '\n' ' ')
+		local dir
+		dir=$(unpacked "$name" "$ver" "$arch")
+		rm -rf "$dir" && dpkg -x "$deb" "$dir"
 		touch "$dir/.done"
-	fi
-	echo "$dir"
+	done
+	rm -rf "$dl"
 }
 
 # breadth_root SUITE PKG...: the build root for SUITE's compilers (native and cross)
@@ -247,6 +268,11 @@ run() {
 			root_pkgs[$where]+=" $(deps_of "$kb" amd64 "$ver" | tr '\n' ' ')"
 		done
 	done
+	# every .deb of the run in one download
+	for line in "${todo[@]}"; do
+		read -r suite arch pkg ver cc <<<"$line"
+		in_archive "$pkg" "$arch" "$ver" && parts "$pkg" "$arch" "$ver"
+	done | sort -u | fetch_parts || echo "breadth: some downloads failed (see the lines below)"
 	# the build machine's own compiler first: a result per package comes sooner
 	local -a host=() rooted=()
 	for line in "${todo[@]}"; do
@@ -280,18 +306,12 @@ run() {
 				breadth_root "$where" $(tr ' ' '\n' <<<"${root_pkgs[$where]}" | sort -u)
 			fi
 			# the headers, their -common and the kbuild tools (amd64 ones, see above)
-			local -a lower=() d
-			local dep ok=1
-			d=$(fetch_unpacked "$pkg:$arch" "$ver") || ok=0
-			lower+=("$d")
-			for dep in $(deps_of "$pkg" "$arch" "$ver" | grep -E '^linux-(headers-.*-common(-rt)?|kbuild-.*)$'); do
-				if [[ $dep == linux-kbuild-* ]]; then
-					d=$(fetch_unpacked "$dep:amd64" "$ver") || ok=0
-				else
-					d=$(fetch_unpacked "$dep" "$ver") || ok=0
-				fi
-				lower+=("$d")
-			done
+			local -a lower=()
+			local ok=1 n v a
+			while read -r n v a; do
+				[[ -f $(unpacked "$n" "$v" "$a")/.done ]] || ok=0
+				lower+=("$(unpacked "$n" "$v" "$a")")
+			done < <(parts "$pkg" "$arch" "$ver")
 			if ((!ok)); then
 				status="FAIL: download failed"
 			elif build_one "$arch" "$abi" "$ccpkg" "$r" "$out" "${lower[@]}"; then
