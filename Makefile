@@ -6,12 +6,16 @@ B := $(CURDIR)/build
 # Kernels the guest suites run on: "make check KERNELS='6.1 7.3'".
 KERNELS ?= 6.1
 MATRIX := $(shell scripts/kernel.sh list 2>/dev/null)
-SUITES ?= module_suite,lib_suite,security_suite,fuzz_suite
+# The guest suites and the runs they are part of: tests/guest/suites.list.
+SUITES ?= $(shell scripts/suites.sh check)
+ALL_SUITES := $(shell scripts/suites.sh --all)
 
-GUEST_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -g -static -I$(CURDIR)/include/uapi
+GUEST_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -g -static \
+	-I$(CURDIR)/include/uapi -I$(CURDIR)/tests/guest -I$(CURDIR)/userlib \
+	-DPCG_EXPECT_VERSION='"$(shell cat VERSION)"'
 
 .PHONY: all module userlib guest-bins unit deps check check-matrix demo \
-	install clean help
+	install clean help FORCE
 
 all: module userlib
 
@@ -28,12 +32,19 @@ help:
 	@echo "make check-dkms    install with DKMS, boot the installed module, uninstall"
 	@echo "make bench         benchmarks on 6.1 (KERNELS=...), results in build/bench/"
 	@echo "make bench-smoke   a short benchmark run (< 1 min)"
+	@echo "make bench-icount  the benchmarks under QEMU -icount (deterministic), 3 boots"
 	@echo "make check-stress  the storm (100 reloads), 5M ioctl fuzz, classifier libFuzzer"
 	@echo "make check-debug   every suite + the storm on a KASAN/lockdep/UBSAN 6.1 kernel"
 	@echo "make checkpatch    checkpatch.pl --strict on the module and the uapi header"
+	@echo "make static        shellcheck, sparse (module), gcc -fanalyzer (library, CLI)"
+	@echo "ONLY=TEST or ONLY=SUITE/TEST runs one test; suites: tests/guest/suites.list"
 
+# packaging/Makefile.dkms is the one module build (dkms runs it too);
+# make clean cleans with the KDIR the last build used (build/module.kdir).
 module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	@mkdir -p $(B)
+	echo '$(KDIR)' >$(B)/module.kdir
+	$(MAKE) -f packaging/Makefile.dkms KVER=$(KVER) KDIR=$(KDIR)
 
 userlib:
 	$(MAKE) -C userlib all O=$(B)/userlib
@@ -41,15 +52,30 @@ userlib:
 deps:
 	@scripts/deps.sh
 
-# Static guest programs: the module suite, the library's suite, the CLI;
-# the mk/ fragments add theirs.
-$(B)/guest/module_suite: tests/guest/module_suite.c tests/guest/guest.h include/uapi/linux/peercgroup.h
-	@mkdir -p $(@D)
-	$(CC) $(GUEST_CFLAGS) -o $@ $<
+# Static guest programs: every suite of tests/guest/suites.list, each one
+# source file linked with the runner (guest.c) and the library; the CLI.
+GUEST_LIB := $(B)/userlib/libpeercgroup.a
+GUEST_DEPS := $(B)/guest/obj/guest.o tests/guest/guest.h \
+	include/uapi/linux/peercgroup.h userlib/peercgroup.h VERSION $(GUEST_LIB)
 
-guest-bins: $(B)/guest/module_suite
-	$(MAKE) -C userlib guest-tests static-cli O=$(B)/userlib
-	cp $(B)/userlib/guest/lib_suite $(B)/userlib/static/peercgroup $(B)/guest/
+$(B)/guest/obj/guest.o: tests/guest/guest.c tests/guest/guest.h include/uapi/linux/peercgroup.h
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -c -o $@ $<
+
+$(B)/guest/%: tests/guest/%.c $(GUEST_DEPS)
+	$(CC) $(GUEST_CFLAGS) -o $@ $< $(B)/guest/obj/guest.o $(GUEST_LIB) -lpthread -lm
+
+$(B)/guest/%: tests/bench/%.c $(GUEST_DEPS)
+	$(CC) $(GUEST_CFLAGS) -o $@ $< $(B)/guest/obj/guest.o $(GUEST_LIB) -lpthread -lm
+
+# Always ask userlib: it knows when its archive is stale.
+$(GUEST_LIB): FORCE
+	$(MAKE) -C userlib static-lib O=$(B)/userlib
+
+guest-bins: $(addprefix $(B)/guest/,$(ALL_SUITES))
+	$(MAKE) -C userlib static-cli O=$(B)/userlib
+	$(MAKE) -C userlib static-responder O=$(B)/userlib
+	cp $(B)/userlib/static/peercgroup $(B)/userlib/static/responder $(B)/guest/
 
 unit:
 	$(MAKE) -C userlib check check-install O=$(B)/userlib
@@ -59,6 +85,8 @@ check: deps
 	$(MAKE) guest-bins
 	scripts/selftest-harness.sh $(firstword $(KERNELS))
 	scripts/check.sh --suites $(SUITES) $(if $(ONLY),--only $(ONLY)) $(KERNELS)
+
+FORCE:
 
 check-matrix: deps
 	$(MAKE) check KERNELS="$(MATRIX)"
@@ -70,7 +98,7 @@ install:
 	$(MAKE) -C userlib install O=$(B)/userlib
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-$(MAKE) -f packaging/Makefile.dkms KVER=$(KVER) KDIR=$$(cat $(B)/module.kdir 2>/dev/null || echo '$(KDIR)') clean
 	rm -rf build
 
 # Feature fragments (install, benchmarks, reliability, style) add their

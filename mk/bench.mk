@@ -5,26 +5,19 @@
 #   make bench                      full run on 6.1 (~8 min on 2 cores)
 #   make bench KERNELS="6.1 7.3"    on other kernels too
 #   make bench-smoke                short rounds, 20 k connections (~1 min)
+#   make bench-icount               under QEMU -icount (guest time counts
+#                                   instructions), 1 vCPU, 3 boots: each
+#                                   headline figure, its goal, its spread
+#   make bench-icount BENCH_ARGS="--quick --boots 1"   a short icount run
 #
-# Outputs: build/bench/KERNEL.{txt,csv,png}; see docs/BENCHMARKS.md.
+# Outputs: build/bench/KERNEL.{txt,csv,png}, build/bench/KERNEL-icount*.
+# See docs/BENCHMARKS.md.
 
 BENCH_ARGS ?=
 
-.PHONY: bench bench-smoke bench-bin
+.PHONY: bench bench-smoke bench-icount bench-bin
 
-$(B)/guest/bench: tests/bench/bench.c tests/guest/guest.h userlib/peercgroup.h \
-		include/uapi/linux/peercgroup.h $(B)/userlib/libpeercgroup.a
-	@mkdir -p $(@D)
-	$(CC) $(GUEST_CFLAGS) -I$(CURDIR)/userlib -o $@ $< \
-		$(B)/userlib/libpeercgroup.a -lpthread -lm
-
-# Always ask userlib: it knows when its archive is stale.
-$(B)/userlib/libpeercgroup.a: FORCE-bench
-	$(MAKE) -C userlib static-lib O=$(B)/userlib
-
-.PHONY: FORCE-bench
-FORCE-bench:
-
+# build/guest/bench: the suites' pattern rule (tests/guest/suites.list).
 bench-bin: $(B)/guest/bench
 
 bench: deps bench-bin
@@ -32,3 +25,6 @@ bench: deps bench-bin
 
 bench-smoke: deps bench-bin
 	scripts/bench.sh --quick $(BENCH_ARGS) $(firstword $(KERNELS))
+
+bench-icount: deps bench-bin
+	scripts/bench.sh --icount $(BENCH_ARGS) $(KERNELS)

@@ -25,9 +25,5 @@ install-system:
 uninstall-system:
 	scripts/dkms.sh uninstall-system
 
-$(B)/guest/dkms_suite: tests/guest/dkms_suite.c tests/guest/guest.h include/uapi/linux/peercgroup.h VERSION
-	@mkdir -p $(@D)
-	$(CC) $(GUEST_CFLAGS) -DPCG_EXPECT_VERSION='"$(shell cat VERSION)"' -o $@ $<
-
 check-dkms: deps $(B)/guest/dkms_suite
 	scripts/check-dkms.sh $(DKMS_KERNEL)

@@ -21,12 +21,38 @@
 #if !defined(CONFIG_UNIX)
 #error "peercgroup needs CONFIG_UNIX"
 #endif
+#if !defined(CONFIG_KRETPROBES)
+#error "peercgroup needs CONFIG_KRETPROBES: it follows unix_listen() to its return"
+#endif
+/*
+ * PREEMPT_RT: ftrace and kprobes run the callbacks with preemption
+ * disabled, and there the callbacks take spinlock_t locks (the socket's
+ * state lock, the rhashtable's bucket locks) and allocate and free memory,
+ * none of which RT allows in such a section.
+ */
+#if defined(CONFIG_PREEMPT_RT)
+#error "peercgroup does not support PREEMPT_RT kernels: its hooks would sleep with preemption off"
+#endif
+
+/*
+ * Header probes (Kbuild): facts a preprocessor test cannot see, such as
+ * whether a helper exists as an inline function rather than a macro.
+ */
+#if !defined(PCG_PROBED)
+#error "build peercgroup through its Kbuild file: compat.h needs the header probes it runs"
+#endif
+#if defined(ftrace_regs_get_argument) && !defined(PCG_HAVE_FTRACE_REGS_GET_ARGUMENT)
+#error "ftrace_regs_get_argument is a macro the Kbuild probe did not find: fix the probe"
+#endif
 
 /*
  * ftrace callbacks and their arguments, told apart by what the headers
  * define rather than by version number (distribution kernels backport):
  * - ftrace_regs_get_argument() (6.2+; struct ftrace_regs is opaque from
- *   6.12/6.13 on): read arguments through it, no register save needed;
+ *   6.12/6.13 on): read arguments through it, no register save needed.
+ *   A macro on most architectures, an inline function where the
+ *   architecture has its own ftrace_regs (arm64 from 6.13 on), hence the
+ *   Kbuild probe rather than defined();
  * - struct ftrace_regs wrapping pt_regs (5.11 to 6.1): arguments only
  *   through ftrace_get_regs(), which wants SAVE_REGS.  x86 has
  *   DYNAMIC_FTRACE_WITH_ARGS there; arm64 6.1 has only WITH_REGS, and
@@ -36,14 +62,7 @@
  * From 5.11 on, FTRACE_OPS_FL_RECURSION asks ftrace for that guard, which
  * also keeps preemption disabled around the callback.
  */
-/*
- * ftrace_regs_get_argument() is a macro on x86 and in the generic header,
- * but an inline function on arm64, which has had it since it gained
- * DYNAMIC_FTRACE_WITH_ARGS (6.2) and dropped WITH_REGS: SAVE_REGS would
- * make registering the hooks fail there.
- */
-#if defined(ftrace_regs_get_argument) || \
-	(defined(CONFIG_ARM64) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS))
+#if defined(PCG_HAVE_FTRACE_REGS_GET_ARGUMENT)
 #define COMPAT_FTRACE_REGS ftrace_regs
 #define COMPAT_FTRACE_OPS_FLAGS FTRACE_OPS_FL_RECURSION
 static __always_inline unsigned long
@@ -70,12 +89,17 @@ compat_ftrace_arg(struct pt_regs *regs, unsigned int n)
 #endif
 
 /*
- * cgroup_path_ns() reports a path longer than the buffer by returning its
- * full length (kernfs, strlcpy era) or -E2BIG (strscpy era, 6.9+).
+ * kernfs_path_from_node() given a buffer too small for the path:
+ * - 5.10 (strlcpy): returns the full length, which may exceed @buflen;
+ * - 6.1, 6.12, 7.3: -E2BIG when the leading "/.." part does not fit
+ *   (strscpy); otherwise the length written, at most @buflen - 1, with no
+ *   sign that the names part (scnprintf) was cut.
+ * A result of @buflen - 1 bytes or more may therefore be cut on every
+ * kernel; a shorter one is the whole path.
  */
-static inline bool compat_cgroup_path_truncated(int ret, size_t buflen)
+static inline bool compat_kernfs_path_complete(int ret, size_t buflen)
 {
-	return ret == -E2BIG || (ret >= 0 && (size_t)ret >= buflen);
+	return ret >= 0 && (size_t)ret + 1 < buflen;
 }
 
 #endif /* PEERCGROUP_COMPAT_H */

@@ -6,7 +6,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cgroup.h>
 #include <linux/fs.h>
+#include <linux/kernfs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/net.h>
@@ -22,8 +24,14 @@
 #include "compat.h"
 #include "peercgroup.h"
 
-/* Most paths fit here; longer ones take a PATH_MAX buffer. */
-#define PCG_PATH_ONSTACK 192
+/*
+ * Most paths fit on the stack (a Kubernetes BestEffort pod under the
+ * systemd driver is 193 bytes).  A longer one is formatted again into
+ * PATH_MAX + 1 bytes: the most that proves a path of PATH_MAX - 1 bytes
+ * complete (compat_kernfs_path_complete()).
+ */
+#define PCG_PATH_ONSTACK 256
+#define PCG_PATH_LONG (PATH_MAX + 1)
 
 /*
  * Copy in a struct that starts with its own size (copy_struct_from_user
@@ -67,27 +75,77 @@ static int pcg_check_socket(const struct sock *sk)
 	return 0;
 }
 
-static int pcg_format_path(struct cgroup *cgrp, struct peercgroup_query *q)
+/*
+ * The root of the caller's cgroup namespace on the v2 hierarchy: what
+ * /proc/self/cgroup prints paths relative to, and what bounds the
+ * caller's cgroupfs view.  It stays valid, without a lock, for as long as
+ * the ioctl runs:
+ *  - only a task itself replaces its ->nsproxy (unshare, setns, exit;
+ *    each thread has its own), so current's cgroup namespace lives on;
+ *  - the namespace holds a counted reference on root_cset
+ *    (copy_cgroup_ns(), until free_cgroup_ns());
+ *  - a css_set never changes its dfl_cgrp after find_css_set() made it,
+ *    and holds a reference on it (link_css_set(); init_css_set's is
+ *    cgrp_dfl_root.cgrp, never freed).
+ * Each point holds in 5.10, 6.1, 6.12 and 7.3.
+ */
+static struct cgroup *pcg_cgroup_ns_root(void)
 {
-	struct cgroup_namespace *ns = current->nsproxy->cgroup_ns;
+	return current->nsproxy->cgroup_ns->root_cset->dfl_cgrp;
+}
+
+/*
+ * Formats @cgrp's path relative to @ns_root, exactly as /proc/PID/cgroup
+ * prints it ("/.." for each level @cgrp is outside @ns_root), and fills
+ * q->path_len with its exact length whatever q->path_size is.  Returns 0,
+ * -ERANGE (q->path_size < length + 1; nothing copied), -ENAMETOOLONG (the
+ * path does not fit in PATH_MAX; q->path_len is 0), -ENOMEM or -EFAULT.
+ *
+ * No cgroup_mutex nor css_set_lock: this is what cgroup_path_ns() does,
+ * without its locks, and they protect nothing used here (read in the
+ * sources of 5.10, 6.1, 6.12 and 7.3):
+ *  - cgroup_path_ns() = the locks + cgroup_path_ns_locked(), which is
+ *    kernfs_path_from_node(cgrp->kn, cset_cgroup_from_root(ns->root_cset,
+ *    cgrp->root)->kn, ...).  On the v2 hierarchy cset_cgroup_from_root()
+ *    returns cset->dfl_cgrp (init_css_set: the root, its dfl_cgrp too);
+ *    the locks guard its walk of cgrp_links for v1 hierarchies only.
+ *    6.12 and 7.3 format /proc/PID/cgroup without cgroup_mutex already.
+ *  - cgrp->kn: our reference on @cgrp pins it; cgroup_mkdir() takes a
+ *    kernfs reference on cgrp->kn that only css_free_rwork_fn() drops,
+ *    when the cgroup is freed; every kernfs_node holds a reference on its
+ *    parent, so the chain up to the root stays readable, after rmdir too.
+ *  - @ns_root->kn: pinned as pcg_cgroup_ns_root() says.
+ *  - both nodes are in cgrp_dfl_root's kernfs tree (the caller checks
+ *    cgrp->root), so kernfs_common_ancestor() finds an ancestor.
+ *  - names and parents: kernfs_path_from_node() takes kernfs_rename_lock
+ *    itself (5.10 and 6.1 a spinlock, 6.12 an rwlock; 7.3 RCU, the cgroup
+ *    kernfs root being KERNFS_ROOT_INVARIANT_PARENT), and a v2 cgroup
+ *    cannot be renamed at all (only cgroup v1 has kernfs .rename).
+ */
+static int pcg_format_path(struct cgroup *cgrp, struct cgroup *ns_root,
+			   struct peercgroup_query *q)
+{
 	char onstack[PCG_PATH_ONSTACK];
 	char *buf = onstack;
-	size_t buflen = sizeof(onstack);
 	int len, err = 0;
 
-	len = cgroup_path_ns(cgrp, buf, buflen, ns);
-	if (compat_cgroup_path_truncated(len, buflen)) {
-		buflen = PATH_MAX;
-		buf = kmalloc(buflen, GFP_KERNEL);
+	len = kernfs_path_from_node(cgrp->kn, ns_root->kn, buf, sizeof(onstack));
+	if (!compat_kernfs_path_complete(len, sizeof(onstack))) {
+		if (len < 0 && len != -E2BIG)
+			return len;
+		buf = kmalloc(PCG_PATH_LONG, GFP_KERNEL);
 		if (!buf)
 			return -ENOMEM;
-		len = cgroup_path_ns(cgrp, buf, buflen, ns);
-		if (compat_cgroup_path_truncated(len, buflen))
-			len = -ENAMETOOLONG;
-	}
-	if (len < 0) {
-		err = len;
-		goto out;
+		len = kernfs_path_from_node(cgrp->kn, ns_root->kn, buf,
+					    PCG_PATH_LONG);
+		if (len < 0 && len != -E2BIG) {
+			err = len;
+			goto out;
+		}
+		if (!compat_kernfs_path_complete(len, PCG_PATH_LONG)) {
+			err = -ENAMETOOLONG;
+			goto out;
+		}
 	}
 	q->path_len = len;
 	if (q->path_size < (u32)len + 1)
@@ -100,16 +158,40 @@ out:
 	return err;
 }
 
+/*
+ * Whether the caller may learn anything about a peer: never more than
+ * SO_PEERCRED, /proc and its own cgroupfs view would tell it.  A peer
+ * whose pid has no number in the caller's pid namespace (SO_PEERCRED
+ * says pid 0, /proc has no entry) and whose cgroup is outside the
+ * caller's cgroup namespace (not in its cgroupfs view) is withheld: no
+ * path, id, pid or flags.  Either one visible is enough: a visible pid
+ * shows its cgroup in /proc/PID/cgroup (as "/../..."), a visible cgroup
+ * is in the caller's cgroupfs.
+ *
+ * No capability overrides this, CAP_SYS_ADMIN in the initial user
+ * namespace included: the kernel's SO_PEERCRED and /proc follow the
+ * caller's namespaces alone, root's answers stay the same as anyone's,
+ * and a privileged process that wants the host's view joins the host's
+ * namespaces (setns), as it must for /proc.
+ */
+static bool pcg_peer_visible(struct cgroup *cgrp, struct cgroup *ns_root,
+			     pid_t pid_in_caller_ns)
+{
+	return pid_in_caller_ns || cgroup_is_descendant(cgrp, ns_root);
+}
+
 static long pcg_ioctl_query(void __user *uarg)
 {
 	struct peercgroup_query q;
 	struct pcg_entry *entry;
-	struct cgroup *cgrp;
+	struct cgroup *cgrp, *ns_root;
 	struct socket *sock;
 	struct pid *tgid;
 	u32 usize;
 	int err;
 
+	BUILD_BUG_ON(sizeof(q) < PEERCGROUP_QUERY_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(q) > PAGE_SIZE);
 	err = pcg_copy_in(&q, sizeof(q), PEERCGROUP_QUERY_SIZE_VER0, uarg, &usize);
 	if (err)
 		return err;
@@ -134,7 +216,7 @@ static long pcg_ioctl_query(void __user *uarg)
 	 * guaranteed inside the RCU section: take our own references.
 	 */
 	rcu_read_lock();
-	entry = pcg_lookup(&pcg_peers, sock->sk);
+	entry = pcg_peer_lookup(sock->sk);
 	if (entry) {
 		cgrp = entry->cgrp;
 		cgroup_get(cgrp);
@@ -147,24 +229,35 @@ static long pcg_ioctl_query(void __user *uarg)
 		goto out_sock;
 	}
 
-	q.cgroup_id = cgroup_id(cgrp);
+	ns_root = pcg_cgroup_ns_root();
 	q.pid = pid_nr_ns(tgid, task_active_pid_ns(current));
+	/* Records hold v2 cgroups only (task_dfl_cgroup()). */
+	if (WARN_ON_ONCE(cgrp->root != ns_root->root)) {
+		err = -ENODATA;
+		goto out_put;
+	}
+	if (!pcg_peer_visible(cgrp, ns_root, q.pid)) {
+		err = -EREMOTE;
+		goto out_put;
+	}
+	q.cgroup_id = cgroup_id(cgrp);
 	if (!(READ_ONCE(cgrp->self.flags) & CSS_ONLINE))
 		q.result_flags |= PEERCGROUP_RESULT_CGROUP_REMOVED;
 	if (!pid_has_task(tgid, PIDTYPE_TGID))
 		q.result_flags |= PEERCGROUP_RESULT_PEER_EXITED;
 	if (!(q.flags & PEERCGROUP_QUERY_NO_PATH))
-		err = pcg_format_path(cgrp, &q);
-	cgroup_put(cgrp);
-	put_pid(tgid);
+		err = pcg_format_path(cgrp, ns_root, &q);
 
-	/* ERANGE still reports the length the path needs. */
-	if (!err || err == -ERANGE) {
+	/* These still report the id, pid and flags (ERANGE: the length). */
+	if (!err || err == -ERANGE || err == -ENAMETOOLONG) {
 		int cerr = pcg_copy_out(uarg, &q, sizeof(q), usize);
 
 		if (cerr)
 			err = cerr;
 	}
+out_put:
+	cgroup_put(cgrp);
+	put_pid(tgid);
 out_sock:
 	sockfd_put(sock);
 	return err;
@@ -176,13 +269,15 @@ static long pcg_ioctl_version(void __user *uarg)
 	u32 usize;
 	int err;
 
+	BUILD_BUG_ON(sizeof(v) < PEERCGROUP_VERSION_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(v) > PAGE_SIZE);
 	err = pcg_copy_in(&v, sizeof(v), PEERCGROUP_VERSION_SIZE_VER0, uarg, &usize);
 	if (err)
 		return err;
 	v.abi_version = PEERCGROUP_ABI_VERSION;
 	v.features = PEERCGROUP_FEATURE_STREAM | PEERCGROUP_FEATURE_SEQPACKET |
 		     PEERCGROUP_FEATURE_SOCKETPAIR | PEERCGROUP_FEATURE_PATH |
-		     PEERCGROUP_FEATURE_PID;
+		     PEERCGROUP_FEATURE_PID | PEERCGROUP_FEATURE_NS_WITHHOLD;
 	v.query_flags = PEERCGROUP_QUERY_FLAGS_ALL;
 	v.query_size = sizeof(struct peercgroup_query);
 	strscpy(v.module_version, PEERCGROUP_VERSION, sizeof(v.module_version));

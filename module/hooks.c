@@ -19,22 +19,24 @@
 #include "compat.h"
 #include "peercgroup.h"
 
-static bool pcg_is_stream(const struct sock *sk)
-{
-	return sk->sk_type == SOCK_STREAM || sk->sk_type == SOCK_SEQPACKET;
-}
-
 /*
  * security_unix_stream_connect(sk, other, newsk), called by
  * unix_stream_connect() with the listener @other locked, after the last
- * check that can fail for want of room or state and right before the
- * kernel sets the peer credentials on both sides: @newsk (the socket
- * accept() will return) gets the connecting task's, the client @sk gets
- * the listener's.  It is the one point where all three sockets are known,
- * and it runs before @newsk is queued where accept() can see it, so the
- * entry exists before a server can ask for it.  If an LSM then refuses,
- * @newsk dies (and its entry with it) and @sk stays unconnected, which a
- * query rejects before any lookup.
+ * check that can fail for want of room or state, in the critical section
+ * where the kernel then sets the peer credentials of both sides:
+ *  - @newsk (the socket accept() will return) gets the connecting task's:
+ *    init_peercred(newsk) takes task_tgid(current) (5.10 to 6.12), or the
+ *    pid prepare_peercred() took from current on entry to connect (7.x).
+ *    This hook runs in that same task, so its tgid is that struct pid.
+ *  - the client @sk gets the listener's: copy_peercred(sk, other) copies
+ *    other->sk_peer_pid, which cannot change while @other is locked; the
+ *    record is made only when the listener's record proves which cgroup
+ *    the task behind that pid listened from (listeners.c).
+ * It is the one point where all three sockets are known, and it runs
+ * before @newsk is queued where accept() can see it, so the entry exists
+ * before a server can ask for it.  If an LSM then refuses, @newsk dies
+ * (and its entry with it) and @sk stays unconnected, which a query
+ * rejects before any lookup.
  */
 static void notrace pcg_on_stream_connect(unsigned long ip, unsigned long parent_ip,
 					  struct ftrace_ops *ops,
@@ -43,34 +45,22 @@ static void notrace pcg_on_stream_connect(unsigned long ip, unsigned long parent
 	struct sock *sk = (struct sock *)compat_ftrace_arg(regs, 0);
 	struct sock *other = (struct sock *)compat_ftrace_arg(regs, 1);
 	struct sock *newsk = (struct sock *)compat_ftrace_arg(regs, 2);
+	struct cgroup *cgrp;
+	struct pid *tgid;
 
-	pcg_store(&pcg_peers, newsk, pcg_entry_from_current(newsk));
-	pcg_store(&pcg_peers, sk, pcg_entry_copy(sk, other));
+	pcg_peer_set_current(newsk);
+	if (pcg_listener_origin(other, &cgrp, &tgid))
+		pcg_peer_set(sk, cgrp, tgid);
+	else
+		pcg_peer_clear(sk);
 }
 
 /*
- * unix_listen(sock, backlog): the kernel sets the listener's own creds.
- * This runs before unix_listen()'s own checks, so it skips what they
- * refuse (unbound or connected sockets): a listener record then always
- * belongs to a bound socket, which lets the destructor skip the listener
- * table for unbound ones, every client among them.  A bind() racing with
- * listen() can only cost a record (ENODATA later), never add a wrong one.
+ * unix_socketpair(socka, sockb): both ends get the creator's credentials,
+ * task_tgid(current) taken in this same task (by init_peercred() on 5.10
+ * to 6.12, by prepare_peercred() on 7.x).  If the kernel then fails (7.x),
+ * both sockets are released and their entries go with them.
  */
-static void notrace pcg_on_listen(unsigned long ip, unsigned long parent_ip,
-				  struct ftrace_ops *ops,
-				  struct COMPAT_FTRACE_REGS *regs)
-{
-	struct socket *sock = (struct socket *)compat_ftrace_arg(regs, 0);
-	struct sock *sk = sock->sk;
-	int state = READ_ONCE(sk->sk_state);
-
-	if (!pcg_is_stream(sk) || !READ_ONCE(unix_sk(sk)->addr) ||
-	    (state != TCP_CLOSE && state != TCP_LISTEN))
-		return;
-	pcg_store(&pcg_listeners, sk, pcg_entry_from_current(sk));
-}
-
-/* unix_socketpair(socka, sockb): both ends get the creator's creds. */
 static void notrace pcg_on_socketpair(unsigned long ip, unsigned long parent_ip,
 				      struct ftrace_ops *ops,
 				      struct COMPAT_FTRACE_REGS *regs)
@@ -80,14 +70,16 @@ static void notrace pcg_on_socketpair(unsigned long ip, unsigned long parent_ip,
 
 	if (!pcg_is_stream(socka->sk))
 		return;
-	pcg_store(&pcg_peers, socka->sk, pcg_entry_from_current(socka->sk));
-	pcg_store(&pcg_peers, sockb->sk, pcg_entry_from_current(sockb->sk));
+	pcg_peer_set_current(socka->sk);
+	pcg_peer_set_current(sockb->sk);
 }
 
 /*
  * unix_sock_destructor(sk): the last reference is gone and the memory is
  * freed right after, so the entries go now, before a new socket can be
- * born at the same address.
+ * born at the same address.  Only stream sockets have entries, and only
+ * bound ones a listener record (listeners.c); the address is only freed
+ * after this hook.
  */
 static void notrace pcg_on_destruct(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *ops,
@@ -95,10 +87,11 @@ static void notrace pcg_on_destruct(unsigned long ip, unsigned long parent_ip,
 {
 	struct sock *sk = (struct sock *)compat_ftrace_arg(regs, 0);
 
-	pcg_forget(&pcg_peers, sk);
-	/* The address is only freed after this hook: see pcg_on_listen(). */
-	if (READ_ONCE(unix_sk(sk)->addr) && atomic_read(&pcg_listeners.nelems))
-		pcg_forget(&pcg_listeners, sk);
+	if (!pcg_is_stream(sk))
+		return;
+	pcg_peer_clear(sk);
+	if (READ_ONCE(unix_sk(sk)->addr) && pcg_listeners_live())
+		pcg_listener_forget(sk);
 }
 
 struct pcg_hook {
@@ -118,12 +111,12 @@ struct pcg_hook {
 
 /*
  * Registered in this order and unregistered in reverse: the destructor
- * hook is in place before any entry can be made and stays until the last
+ * hook is in place before any entry can be made (the listen probe comes
+ * right after it, in pcg_hooks_register()) and stays until the last
  * entry-making hook is gone, so no entry outlives its socket unseen.
  */
 static struct pcg_hook pcg_hooks[] = {
 	PCG_HOOK("unix_sock_destructor", pcg_on_destruct),
-	PCG_HOOK("unix_listen", pcg_on_listen),
 	PCG_HOOK("unix_socketpair", pcg_on_socketpair),
 	PCG_HOOK("security_unix_stream_connect", pcg_on_stream_connect),
 };
@@ -159,11 +152,30 @@ static int pcg_hook_register(struct pcg_hook *hook)
 	return err;
 }
 
-static void pcg_hook_unregister(struct pcg_hook *hook)
+/* Returns once no callback of this ops is still running, or an error. */
+static int pcg_hook_unregister(struct pcg_hook *hook)
 {
-	/* Returns once no callback of this ops is still running. */
-	unregister_ftrace_function(&hook->ops);
-	pcg_hook_clear_filter(hook);
+	int err = unregister_ftrace_function(&hook->ops);
+
+	if (err)
+		pr_crit("cannot unhook %s (%d): its callback may still run\n",
+			hook->symbol, err);
+	else
+		pcg_hook_clear_filter(hook);
+	return err;
+}
+
+/* Unhooks hooks[0..@n-1], last first; an error if any may still run. */
+static int pcg_hooks_unregister_first(int n)
+{
+	int err = 0;
+
+	while (--n >= 0) {
+		if (n == 0)
+			pcg_listen_probe_unregister();
+		err |= pcg_hook_unregister(&pcg_hooks[n]);
+	}
+	return err ? -EBUSY : 0;
 }
 
 int pcg_hooks_register(void)
@@ -172,21 +184,24 @@ int pcg_hooks_register(void)
 
 	for (i = 0; i < ARRAY_SIZE(pcg_hooks); i++) {
 		err = pcg_hook_register(&pcg_hooks[i]);
+		if (!err && i == 0) {
+			err = pcg_listen_probe_register();
+			if (err)
+				pcg_hook_unregister(&pcg_hooks[0]);
+		}
 		if (err)
-			goto unwind;
+			break;
 	}
-	return 0;
-
-unwind:
-	while (--i >= 0)
-		pcg_hook_unregister(&pcg_hooks[i]);
+	if (err)
+		pcg_hooks_unregister_first(i);
 	return err;
 }
 
-void pcg_hooks_unregister(void)
+/*
+ * Nonzero if a callback may still run: then the tables it uses must be
+ * left in place (leaked) rather than freed under it.
+ */
+int pcg_hooks_unregister(void)
 {
-	int i;
-
-	for (i = ARRAY_SIZE(pcg_hooks) - 1; i >= 0; i--)
-		pcg_hook_unregister(&pcg_hooks[i]);
+	return pcg_hooks_unregister_first(ARRAY_SIZE(pcg_hooks));
 }

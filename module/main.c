@@ -39,17 +39,24 @@ static ssize_t pcg_counter_show(struct kobject *kobj,
 }
 
 /*
- * Entries in the tables now; those removed but still waiting for their
+ * Records in the tables now; those removed but still waiting for their
  * RCU grace period are not live, and count as freed once it has passed.
  */
 static ssize_t live_show(struct kobject *kobj, struct kobj_attribute *kattr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "%d\n", atomic_read(&pcg_peers.nelems) +
-			  atomic_read(&pcg_listeners.nelems));
+	return sysfs_emit(buf, "%ld\n", pcg_peers_live() + pcg_listeners_live());
+}
+
+/* listen() calls the return probe could not follow (then no listener answers). */
+static ssize_t listen_probe_missed_show(struct kobject *kobj,
+					struct kobj_attribute *kattr, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n", pcg_listen_probe_missed());
 }
 
 static struct kobj_attribute pcg_live_attr = __ATTR_RO_MODE(live, 0400);
+static struct kobj_attribute pcg_missed_attr = __ATTR_RO_MODE(listen_probe_missed, 0400);
 
 static struct pcg_counter_attr pcg_counter_attrs[] = {
 	{ __ATTR(recorded, 0400, pcg_counter_show, NULL),
@@ -58,21 +65,22 @@ static struct pcg_counter_attr pcg_counter_attrs[] = {
 	  offsetof(struct pcg_stats, freed) },
 	{ __ATTR(alloc_failures, 0400, pcg_counter_show, NULL),
 	  offsetof(struct pcg_stats, alloc_failures) },
+	{ __ATTR(insert_failures, 0400, pcg_counter_show, NULL),
+	  offsetof(struct pcg_stats, insert_failures) },
+	{ __ATTR(cgroup_busy, 0400, pcg_counter_show, NULL),
+	  offsetof(struct pcg_stats, cgroup_busy) },
+	{ __ATTR(listener_unknown, 0400, pcg_counter_show, NULL),
+	  offsetof(struct pcg_stats, listener_unknown) },
 	{ __ATTR(queries, 0400, pcg_counter_show, NULL),
 	  offsetof(struct pcg_stats, queries) },
 	{ __ATTR(misses, 0400, pcg_counter_show, NULL),
 	  offsetof(struct pcg_stats, misses) },
 };
 
-static struct attribute *pcg_counter_files[] = {
-	&pcg_live_attr.attr,
-	&pcg_counter_attrs[0].kattr.attr,
-	&pcg_counter_attrs[1].kattr.attr,
-	&pcg_counter_attrs[2].kattr.attr,
-	&pcg_counter_attrs[3].kattr.attr,
-	&pcg_counter_attrs[4].kattr.attr,
-	NULL,
-};
+/* Every field of struct pcg_stats has its file. */
+#define PCG_COUNTERS (sizeof(struct pcg_stats) / sizeof(unsigned long))
+
+static struct attribute *pcg_counter_files[PCG_COUNTERS + 3];
 
 static const struct attribute_group pcg_counter_group = {
 	.attrs = pcg_counter_files,
@@ -86,7 +94,14 @@ static struct kobject *pcg_counter_kobj;
 
 static int pcg_counters_register(void)
 {
-	int err;
+	int err, i;
+
+	BUILD_BUG_ON(ARRAY_SIZE(pcg_counter_attrs) != PCG_COUNTERS);
+	for (i = 0; i < ARRAY_SIZE(pcg_counter_attrs); i++)
+		pcg_counter_files[i] = &pcg_counter_attrs[i].kattr.attr;
+	pcg_counter_files[i++] = &pcg_live_attr.attr;
+	pcg_counter_files[i++] = &pcg_missed_attr.attr;
+	pcg_counter_files[i] = NULL;
 
 	pcg_counter_kobj = kobject_create_and_add("counters", &THIS_MODULE->mkobj.kobj);
 	if (!pcg_counter_kobj)
@@ -107,12 +122,15 @@ static int __init pcg_init(void)
 {
 	int err;
 
-	err = pcg_tables_init();
+	err = pcg_peers_init();
 	if (err)
 		return err;
+	err = pcg_listeners_init();
+	if (err)
+		goto err_peers;
 	err = pcg_hooks_register();
 	if (err)
-		goto err_tables;
+		goto err_listeners;
 	err = pcg_dev_register();
 	if (err)
 		goto err_hooks;
@@ -126,9 +144,12 @@ static int __init pcg_init(void)
 err_dev:
 	pcg_dev_unregister();
 err_hooks:
-	pcg_hooks_unregister();
-err_tables:
-	pcg_tables_destroy();
+	if (pcg_hooks_unregister())
+		return err;	/* leak the tables: a callback may still use them */
+err_listeners:
+	pcg_listeners_destroy();
+err_peers:
+	pcg_peers_destroy();
 	return err;
 }
 
@@ -136,8 +157,12 @@ static void __exit pcg_exit(void)
 {
 	pcg_counters_unregister();
 	pcg_dev_unregister();
-	pcg_hooks_unregister();
-	pcg_tables_destroy();
+	if (pcg_hooks_unregister()) {
+		pr_crit("leaving the tables allocated: a callback may still use them\n");
+		return;
+	}
+	pcg_listeners_destroy();
+	pcg_peers_destroy();
 }
 
 module_init(pcg_init);

@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef PEERCGROUP_H
-#define PEERCGROUP_H
+#ifndef PEERCGROUP_MODULE_H
+#define PEERCGROUP_MODULE_H
 
+#include <linux/atomic.h>
 #include <linux/cgroup.h>
+#include <linux/net.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/rhashtable-types.h>
 #include <net/sock.h>
 
 /*
- * Who stood at the other end of a socket when it was connected: the
- * cgroup and thread group of the task that called connect(), listen() or
- * socketpair().  Both references are counted, so the cgroup id and path
- * are read at query time from the cgroup itself, whatever became of it.
+ * Who stood at the other end of a connected socket when it was connected:
+ * the cgroup and thread group of the task whose credentials the kernel
+ * gave the socket as its SO_PEERCRED.  Both references are counted, so the
+ * cgroup id and path are read at query time from the cgroup itself,
+ * whatever became of it.
  */
 struct pcg_entry {
 	struct rhash_head node;
@@ -23,14 +26,9 @@ struct pcg_entry {
 };
 
 /*
- * Two side tables, keyed by socket address:
- *  pcg_peers:     a connected socket -> its peer's origin (what a query
- *                 answers), set where the kernel sets sk_peer_cred;
- *  pcg_listeners: a listening socket -> its own origin as of listen(),
- *                 which connect() copies to the client, as the kernel
- *                 copies the listener's peercred.
- * Keeping listeners apart means a query can never return a listener's
- * own origin as if it were a peer's.
+ * pcg_peers: a connected socket -> its peer's origin, what a query
+ * answers.  Set where the kernel sets the socket's sk_peer_pid, from the
+ * same task or, for a client, from the same listener state.
  *
  * Rules (table.c):
  *  - lookups run under rcu_read_lock() and take no lock;
@@ -40,25 +38,44 @@ struct pcg_entry {
  *    grace period, so a reader inside rcu_read_lock() may use it;
  *  - an entry is removed when its socket is destroyed (unix_sock_destructor),
  *    before the socket's memory can be reused by a new socket.
+ *
+ * Listening sockets have records of their own (listeners.c), kept apart
+ * so that a query can never return a listener's own origin as a peer's.
  */
-extern struct rhashtable pcg_peers;
-extern struct rhashtable pcg_listeners;
+int pcg_peers_init(void);
+void pcg_peers_destroy(void);
+struct pcg_entry *pcg_peer_lookup(const struct sock *sk);
+void pcg_peer_set(const struct sock *sk, struct cgroup *cgrp, struct pid *tgid);
+void pcg_peer_set_current(const struct sock *sk);
+void pcg_peer_clear(const struct sock *sk);
+long pcg_peers_live(void);
 
-int pcg_tables_init(void);
-void pcg_tables_destroy(void);
+struct cgroup *pcg_current_cgroup(void);
 
-struct pcg_entry *pcg_entry_from_current(const struct sock *sk);
-struct pcg_entry *pcg_entry_copy(const struct sock *sk, const struct sock *from);
-void pcg_store(struct rhashtable *table, const struct sock *sk,
-	       struct pcg_entry *entry);
-void pcg_forget(struct rhashtable *table, const struct sock *sk);
-struct pcg_entry *pcg_lookup(struct rhashtable *table, const struct sock *sk);
+static inline bool pcg_is_stream(const struct sock *sk)
+{
+	return sk->sk_type == SOCK_STREAM || sk->sk_type == SOCK_SEQPACKET;
+}
+
+/* listeners.c: listening sockets' origins, and the probe on unix_listen(). */
+int pcg_listeners_init(void);
+void pcg_listeners_destroy(void);
+bool pcg_listener_origin(const struct sock *listener, struct cgroup **cgrp,
+			 struct pid **tgid);
+void pcg_listener_forget(const struct sock *sk);
+long pcg_listeners_live(void);
+int pcg_listen_probe_register(void);
+void pcg_listen_probe_unregister(void);
+unsigned long pcg_listen_probe_missed(void);
 
 /* Per-CPU event counts; sums are read through sysfs (main.c). */
 struct pcg_stats {
-	unsigned long recorded;
-	unsigned long freed;
-	unsigned long alloc_failures;
+	unsigned long recorded;		/* peer entries made */
+	unsigned long freed;		/* peer entries freed */
+	unsigned long alloc_failures;	/* no memory for an entry */
+	unsigned long insert_failures;	/* the table could not take an entry */
+	unsigned long cgroup_busy;	/* the task's cgroup could not be pinned */
+	unsigned long listener_unknown;	/* a client got no record: listener origin unproven */
 	unsigned long queries;
 	unsigned long misses;
 };
@@ -66,9 +83,9 @@ DECLARE_PER_CPU(struct pcg_stats, pcg_stats);
 #define pcg_count(field) this_cpu_inc(pcg_stats.field)
 
 int pcg_hooks_register(void);
-void pcg_hooks_unregister(void);
+int pcg_hooks_unregister(void);
 
 int pcg_dev_register(void);
 void pcg_dev_unregister(void);
 
-#endif /* PEERCGROUP_H */
+#endif /* PEERCGROUP_MODULE_H */

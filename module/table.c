@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The side tables: entries, their references and their lifetime.
+ * The peer table: entries, their references and their lifetime.
  * Locking and RCU rules are written once, in peercgroup.h.
+ *
+ * Memory: entries come from a SLAB_ACCOUNT cache, so each is charged to
+ * the memory cgroup of the task that made it, as the kernel charges the
+ * socket itself.  Both entries of a connection are made by the connecting
+ * task (in its connect()), a socketpair's by its creator.  An allocation
+ * here cannot sleep or reclaim; GFP_ATOMIC lets memcg overcharge rather
+ * than fail, and a failure only costs an answer (ENODATA).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,11 +21,14 @@
 /* Callers are ftrace callbacks: atomic context, often under socket locks. */
 #define PCG_GFP (GFP_ATOMIC | __GFP_NOWARN)
 
-/* Bounds retries against a racing writer on the same key (see pcg_store). */
-#define PCG_STORE_TRIES 4
+/* Bounds retries against a racing writer on the same key (pcg_peer_set). */
+#define PCG_SET_TRIES 4
 
-struct rhashtable pcg_peers;
-struct rhashtable pcg_listeners;
+/* Bounds the wait for a migrating task's new css_set (pcg_current_cgroup). */
+#define PCG_CGROUP_TRIES 16
+
+static struct rhashtable pcg_peers;
+static atomic_long_t pcg_peers_count = ATOMIC_LONG_INIT(0);
 static struct kmem_cache *pcg_cache;
 
 static const struct rhashtable_params pcg_params = {
@@ -27,6 +37,11 @@ static const struct rhashtable_params pcg_params = {
 	.head_offset = offsetof(struct pcg_entry, node),
 	.automatic_shrinking = true,
 };
+
+long pcg_peers_live(void)
+{
+	return atomic_long_read(&pcg_peers_count);
+}
 
 static void pcg_entry_free(struct pcg_entry *entry)
 {
@@ -41,33 +56,24 @@ static void pcg_entry_free_rcu(struct rcu_head *head)
 	pcg_entry_free(container_of(head, struct pcg_entry, rcu));
 }
 
-static struct pcg_entry *pcg_entry_alloc(const struct sock *sk)
+/* @old has left the table: free it once no reader can hold it. */
+static void pcg_entry_retire(struct pcg_entry *old)
 {
-	struct pcg_entry *entry = kmem_cache_alloc(pcg_cache, PCG_GFP);
-
-	if (!entry) {
-		pcg_count(alloc_failures);
-		return NULL;
-	}
-	entry->sk = sk;
-	return entry;
+	atomic_long_dec(&pcg_peers_count);
+	call_rcu(&old->rcu, pcg_entry_free_rcu);
 }
 
-/* The origin of @sk is the calling task: its cgroup v2 and thread group. */
-struct pcg_entry *pcg_entry_from_current(const struct sock *sk)
+/*
+ * The calling task's cgroup v2, pinned, or NULL.  The task's css_set pins
+ * its cgroup, but the task may be migrating and its old css_set dying:
+ * then tryget fails and the next read sees the new css_set.  This is
+ * cgroup_sk_alloc()'s loop, bounded.
+ */
+struct cgroup *pcg_current_cgroup(void)
 {
-	struct pcg_entry *entry = pcg_entry_alloc(sk);
 	struct cgroup *cgrp;
-	int tries = 16;
+	int tries = PCG_CGROUP_TRIES;
 
-	if (!entry)
-		return NULL;
-
-	/*
-	 * The task's css_set pins its cgroup, but the task may be migrating
-	 * and its old css_set dying: then tryget fails and the next read
-	 * sees the new css_set.  This is cgroup_sk_alloc()'s loop, bounded.
-	 */
 	rcu_read_lock();
 	do {
 		cgrp = task_dfl_cgroup(current);
@@ -77,90 +83,66 @@ struct pcg_entry *pcg_entry_from_current(const struct sock *sk)
 		cpu_relax();
 	} while (--tries);
 	rcu_read_unlock();
-
-	if (!cgrp) {
-		kmem_cache_free(pcg_cache, entry);
-		pcg_count(alloc_failures);
-		return NULL;
-	}
-	entry->cgrp = cgrp;
-	entry->tgid = get_pid(task_tgid(current));
-	pcg_count(recorded);
-	return entry;
-}
-
-/*
- * The origin of @sk is that of listening socket @from, or unknown (NULL)
- * if @from started listening before the module was loaded.
- */
-struct pcg_entry *pcg_entry_copy(const struct sock *sk, const struct sock *from)
-{
-	struct pcg_entry *entry, *source;
-
-	rcu_read_lock();
-	source = pcg_lookup(&pcg_listeners, from);
-	if (!source) {
-		rcu_read_unlock();
-		return NULL;
-	}
-	entry = pcg_entry_alloc(sk);
-	if (entry) {
-		/* @source holds both references until a grace period ends. */
-		cgroup_get(source->cgrp);
-		entry->cgrp = source->cgrp;
-		entry->tgid = get_pid(source->tgid);
-		pcg_count(recorded);
-	}
-	rcu_read_unlock();
-	return entry;
+	if (!cgrp)
+		pcg_count(cgroup_busy);
+	return cgrp;
 }
 
 /* Caller holds rcu_read_lock(). */
-struct pcg_entry *pcg_lookup(struct rhashtable *table, const struct sock *sk)
+struct pcg_entry *pcg_peer_lookup(const struct sock *sk)
 {
-	return rhashtable_lookup(table, &sk, pcg_params);
+	return rhashtable_lookup(&pcg_peers, &sk, pcg_params);
 }
 
 /* Remove the entry of @sk, if any; it is freed after a grace period. */
-void pcg_forget(struct rhashtable *table, const struct sock *sk)
+void pcg_peer_clear(const struct sock *sk)
 {
 	struct pcg_entry *old;
 
 	rcu_read_lock();
-	old = pcg_lookup(table, sk);
-	if (old && !rhashtable_remove_fast(table, &old->node, pcg_params))
-		call_rcu(&old->rcu, pcg_entry_free_rcu);
+	old = pcg_peer_lookup(sk);
+	if (old && !rhashtable_remove_fast(&pcg_peers, &old->node, pcg_params))
+		pcg_entry_retire(old);
 	rcu_read_unlock();
 }
 
 /*
- * Make @entry the only entry of @sk, replacing an older one.  A NULL
- * @entry (origin unknown, or no memory) removes the older one instead:
- * a socket keeps either its current origin or none, never a stale one.
+ * Make (@cgrp, @tgid) the origin of @sk's peer, replacing an older entry.
+ * Takes over both references.  If the entry cannot be stored, the older
+ * one is removed too: a socket keeps its current origin or none, never a
+ * stale one.
  */
-void pcg_store(struct rhashtable *table, const struct sock *sk,
-	       struct pcg_entry *entry)
+void pcg_peer_set(const struct sock *sk, struct cgroup *cgrp, struct pid *tgid)
 {
-	struct pcg_entry *old;
+	struct pcg_entry *entry, *old;
 	int tries;
 
+	entry = kmem_cache_alloc(pcg_cache, PCG_GFP);
 	if (!entry) {
-		pcg_forget(table, sk);
+		pcg_count(alloc_failures);
+		cgroup_put(cgrp);
+		put_pid(tgid);
+		pcg_peer_clear(sk);
 		return;
 	}
+	entry->sk = sk;
+	entry->cgrp = cgrp;
+	entry->tgid = tgid;
 
 	rcu_read_lock();
-	for (tries = 0; tries < PCG_STORE_TRIES; tries++) {
-		old = rhashtable_lookup_get_insert_fast(table, &entry->node,
+	for (tries = 0; tries < PCG_SET_TRIES; tries++) {
+		old = rhashtable_lookup_get_insert_fast(&pcg_peers, &entry->node,
 							pcg_params);
-		if (!old)
-			goto out;
+		if (!old) {
+			atomic_long_inc(&pcg_peers_count);
+			goto stored;
+		}
 		if (IS_ERR(old))
 			break;
-		if (!rhashtable_replace_fast(table, &old->node, &entry->node,
+		if (!rhashtable_replace_fast(&pcg_peers, &old->node, &entry->node,
 					     pcg_params)) {
 			call_rcu(&old->rcu, pcg_entry_free_rcu);
-			goto out;
+			goto stored;
 		}
 		/* @old was removed meanwhile: try to insert again. */
 	}
@@ -168,34 +150,40 @@ void pcg_store(struct rhashtable *table, const struct sock *sk,
 	 * The table could not grow in atomic context, or a writer on the
 	 * same socket kept winning.  Either way, no answer beats an old one.
 	 */
-	pcg_count(alloc_failures);
-	pcg_entry_free(entry);
 	rcu_read_unlock();
-	pcg_forget(table, sk);
+	pcg_count(insert_failures);
+	cgroup_put(entry->cgrp);
+	put_pid(entry->tgid);
+	kmem_cache_free(pcg_cache, entry);
+	pcg_peer_clear(sk);
 	return;
-out:
+stored:
 	rcu_read_unlock();
+	pcg_count(recorded);
 }
 
-int pcg_tables_init(void)
+/* The origin of @sk's peer is the calling task. */
+void pcg_peer_set_current(const struct sock *sk)
+{
+	struct cgroup *cgrp = pcg_current_cgroup();
+
+	if (!cgrp) {
+		pcg_peer_clear(sk);
+		return;
+	}
+	pcg_peer_set(sk, cgrp, get_pid(task_tgid(current)));
+}
+
+int pcg_peers_init(void)
 {
 	int err;
 
-	pcg_cache = KMEM_CACHE(pcg_entry, 0);
+	pcg_cache = KMEM_CACHE(pcg_entry, SLAB_ACCOUNT);
 	if (!pcg_cache)
 		return -ENOMEM;
 	err = rhashtable_init(&pcg_peers, &pcg_params);
 	if (err)
-		goto err_cache;
-	err = rhashtable_init(&pcg_listeners, &pcg_params);
-	if (err)
-		goto err_peers;
-	return 0;
-
-err_peers:
-	rhashtable_destroy(&pcg_peers);
-err_cache:
-	kmem_cache_destroy(pcg_cache);
+		kmem_cache_destroy(pcg_cache);
 	return err;
 }
 
@@ -205,10 +193,9 @@ static void pcg_free_one(void *ptr, void *arg)
 }
 
 /* Callers have unregistered every hook, so no writer is left. */
-void pcg_tables_destroy(void)
+void pcg_peers_destroy(void)
 {
 	rcu_barrier();	/* entries already removed finish freeing */
-	rhashtable_free_and_destroy(&pcg_listeners, pcg_free_one, NULL);
 	rhashtable_free_and_destroy(&pcg_peers, pcg_free_one, NULL);
 	kmem_cache_destroy(pcg_cache);
 }

@@ -9,8 +9,12 @@
 #                           path per line in load order
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# shellcheck source=scripts/kernel.sh
-source "$TOP/scripts/kernel.sh"
+PROG=${0##*/}
+# the functions of scripts/kernel.sh's parts: paths, locks, private apt, build roots
+for part in common apt roots; do
+	# shellcheck source=/dev/null
+	. "$TOP/scripts/kernel/$part.sh"
+done
 PROG=arm64.sh
 
 busybox_arm64() {

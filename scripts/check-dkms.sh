@@ -13,7 +13,7 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 kname=${1:-6.1}
 name=peercgroup
 version=$(cat VERSION)
@@ -60,8 +60,14 @@ echo "# dkms $(dkms --version 2>/dev/null | sed 's/^dkms-//')"
 old=0.0.1~prev
 prev=$out/prev
 mkdir -p "$prev"
-cp -r Kbuild module include scripts packaging "$prev/"
-echo "$old" >"$prev/VERSION"
+# variant DIR VERSION: this tree as another version (VERSION and dkms.conf).
+variant() {
+	mkdir -p "$1"
+	cp -r Kbuild dkms.conf module include scripts packaging "$1/"
+	echo "$2" >"$1/VERSION"
+	sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$2\"/" "$1/dkms.conf"
+}
+variant "$prev" "$old"
 t0=$(date +%s)
 "$prev/scripts/dkms.sh" install "$kver" >"$out/install-prev.log" 2>&1
 check install-prev "installing version $old failed, see $out/install-prev.log" \
@@ -85,10 +91,10 @@ check upgrade-replaces "after the upgrade: '$(dkms status -m $name 2>&1 | tr '\n
 
 # The source tree: exactly the files dkms needs.
 src=/usr/src/$name-$version
-want=$( { echo Kbuild; echo VERSION; echo Makefile; echo dkms.conf
+want=$( { echo Kbuild; echo VERSION; echo packaging/Makefile.dkms; echo dkms.conf
 	  ls module/*.[ch]; echo include/uapi/linux/peercgroup.h; } | sort)
 got=$(cd "$src" 2>/dev/null && find . -type f | sed 's|^\./||' | sort)
-check source-tree "$src holds [$(echo $got)], want [$(echo $want)]" [ "$got" = "$want" ]
+check source-tree "$src holds [$(tr '\n' ' ' <<<"$got")], want [$(tr '\n' ' ' <<<"$want")]" [ "$got" = "$want" ]
 check dkms-conf-version "dkms.conf's PACKAGE_VERSION is not $version" \
 	grep -qx "PACKAGE_VERSION=\"$version\"" "$src/dkms.conf"
 
@@ -123,6 +129,35 @@ check udev-rule-mode "the udev rule does not give mode 0666 to the static node" 
 	grep -q 'KERNEL=="peercgroup", MODE="0666", OPTIONS+="static_node=peercgroup"' \
 	"${sysfiles[0]}"
 
+# ---- rollback safety: a version that does not build changes nothing ----
+# A newer version, and this same version rebuilt, each with a module that
+# fails to compile: the install fails, and the installed module (booted
+# below) is exactly the one installed before.
+ko_before=$(sha256sum <"$ko")
+status_before=$(dkms status -m $name 2>&1)
+for b in newer:9.9.9~broken same:$version; do
+	n=${b%%:*} v=${b#*:}
+	rm -rf "$out/broken-$n"
+	variant "$out/broken-$n" "$v"
+	echo '#error "a deliberately broken version (check-dkms)"' >>"$out/broken-$n/module/main.c"
+	t0=$(date +%s)
+	if "$out/broken-$n/scripts/dkms.sh" install "$kver" >"$out/install-broken-$n.log" 2>&1; then
+		notok "broken-$n-fails" "installing a version that cannot build succeeded"
+	else
+		ok "broken-$n-fails"
+	fi
+	echo "# failed install of a broken $n version took $(($(date +%s) - t0))s"
+	check "broken-$n-says-kept" "the failure does not say the installed version stays" \
+		grep -q "stays installed\|installed version is kept" "$out/install-broken-$n.log"
+	check "broken-$n-status-unchanged" "dkms status: '$(dkms status -m $name 2>&1 | tr '\n' ';')', was '$status_before'" \
+		[ "$(dkms status -m $name 2>&1)" = "$status_before" ]
+	check "broken-$n-ko-unchanged" "the installed $ko changed" \
+		[ "$(sha256sum <"$ko" 2>/dev/null)" = "$ko_before" ]
+done
+check broken-no-source "/usr/src/$name-9.9.9~broken remains" [ ! -e "/usr/src/$name-9.9.9~broken" ]
+check broken-source-kept "/usr/src/$name-$version no longer holds the installed sources" \
+	bash -c "! grep -q 'deliberately broken' /usr/src/$name-$version/module/main.c"
+
 # ---- the installed .ko in a guest: modprobe, autoload on first open ----
 if [ -f "$ko" ]; then
 	scripts/kernel.sh fetch "$kname" >"$out/fetch.log" 2>&1 ||
@@ -131,7 +166,7 @@ if [ -f "$ko" ]; then
 	t0=$(date +%s)
 	scripts/run-guest.sh --name "dkms-$kname" --kernel "build/cache/kernels/$kname/vmlinuz" \
 		--kver "$kver" --ko "$ko" --bins build/guest --out "$out/guest" \
-		--suites dkms_suite --timeout 300 --append "pcg.srcversion=$srcversion" \
+		--suites "$(scripts/suites.sh dkms)" --timeout 300 --append "pcg.srcversion=$srcversion" \
 		>"$out/guest.log" 2>&1
 	grep -a -E '^(ok|not ok) - |^# ' "$out/guest/console.log" | tr -d '\r' | sed 's/^/  /'
 	read -r _ gp gf _ <"$out/guest/result" 2>/dev/null || { gp=0; gf=1; }
@@ -188,5 +223,5 @@ for f in "${sysfiles[@]}"; do
 	check "gone:$f" "$f remains" [ ! -e "$f" ]
 done
 left=$(find /usr/src /var/lib/dkms "/lib/modules/$kver" /etc /dev -name "*$name*" 2>/dev/null)
-check gone-anything "left behind: $(echo $left)" [ -z "$left" ]
+check gone-anything "left behind: $(tr '\n' ' ' <<<"$left")" [ -z "$left" ]
 finish

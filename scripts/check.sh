@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # check.sh [--suites a,b] [--only TEST] KERNEL...
+# (default suites: the "check" ones of tests/guest/suites.list)
 # For each kernel of scripts/kernels.conf: fetch it, build the module with
 # that kernel's own compiler, boot it under QEMU and run the guest suites.
 # Ends with one table row per kernel and the overall "N passed, N failed".
@@ -7,7 +8,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-suites=module_suite,lib_suite only=
+suites=$(scripts/suites.sh check) only=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--suites) suites=$2; shift 2 ;;
@@ -22,7 +23,7 @@ for k in "$@"; do
 	out=build/run/$k
 	rm -rf "$out"
 	mkdir -p "$out"
-	builds=no loads=no passed=0 failed=1 secs=-
+	builds=no loads=no passed=0 failed=1 secs=- skipped=0 assertions=0
 	echo "==== $k: fetch and build"
 	if scripts/kernel.sh fetch "$k" && scripts/kernel.sh build "$k" . "build/kernels/$k"; then
 		builds=yes
@@ -35,17 +36,18 @@ for k in "$@"; do
 			--bins "$bins" --out "$out" --suites "$suites" ${only:+--only "$only"}
 		grep -aq 'peercgroup: version .* loaded' "$out/console.log" 2>/dev/null && loads=yes
 		if [ -f "$out/result" ]; then
-			read -r _ passed failed secs <"$out/result"
+			read -r _ passed failed secs skipped assertions <"$out/result"
 		fi
 	fi
 	total_pass=$((total_pass + passed))
 	total_fail=$((total_fail + failed))
-	rows+=("$(printf '| %-6s | %-6s | %-5s | %6s | %6s | %5s |' "$k" "$builds" "$loads" "$passed" "$failed" "$secs")")
+	rows+=("$(printf '| %-6s | %-6s | %-5s | %12s | %12s | %7s | %10s | %13s |' "$k" "$builds" "$loads" \
+		"$passed" "$failed" "$skipped" "$assertions" "$secs")")
 done
 
 {
-	echo "| kernel | builds | loads | passed | failed | boot+suites s |"
-	echo "|--------|--------|-------|--------|--------|---------------|"
+	echo "| kernel | builds | loads | tests passed | tests failed | skipped | assertions | boot+suites s |"
+	echo "|--------|--------|-------|--------------|--------------|---------|------------|---------------|"
 	printf '%s\n' "${rows[@]}"
 } >build/run/table.md
 echo

@@ -29,12 +29,16 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# shellcheck source=scripts/kernel.sh
-source "$TOP/scripts/kernel.sh"
+PROG=${0##*/}
+# the functions of scripts/kernel.sh's parts: paths, locks, private apt, build roots
+for part in common apt roots; do
+	# shellcheck source=/dev/null
+	. "$TOP/scripts/kernel/$part.sh"
+done
 PROG=compile-breadth.sh
 LIST=$TOP/scripts/headers-breadth.list
 APTDIR=$CACHE/apt-breadth
-SUITES="$SUITES sid"
+APT_SUITES="$APT_SUITES sid"
 BREADTH=$CACHE/breadth
 FLAVOURS="amd64 cloud-amd64 rt-amd64 arm64 cloud-arm64 rt-arm64 arm64-16k"
 CROSS=aarch64-linux-gnu

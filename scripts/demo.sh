@@ -9,6 +9,7 @@ scripts/kernel.sh fetch "$k" >/dev/null
 scripts/kernel.sh build "$k" . "build/kernels/$k" >/dev/null
 install -m 0755 tests/guest/demo.sh build/guest/demo
 out=build/run/demo
+mkdir -p "$out"
 status=0
 scripts/run-guest.sh --name "demo-$k" --kernel "build/cache/kernels/$k/vmlinuz" \
 	--kver "$(scripts/kernel.sh modver "$k")" --ko "build/kernels/$k/peercgroup.ko" \

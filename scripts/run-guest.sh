@@ -6,10 +6,11 @@
 #
 # run-guest.sh --name NAME --kernel VMLINUZ --kver KVER --ko PEERCGROUP_KO \
 #              --bins DIR --out DIR [--suites a,b] [--only TEST] [--timeout S]
+# (default suites: the "check" ones of tests/guest/suites.list)
 set -euo pipefail
 
-name= kernel= kver= ko= bins= out= suites=module_suite only= timeout=900
-mem=1024 append_extra=
+name='' kernel='' kver='' ko='' bins='' out='' suites='' only='' timeout=900
+mem=1024 append_extra=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--name) name=$2 ;;
@@ -32,6 +33,7 @@ for v in name kernel kver ko bins out; do
 done
 
 here=$(cd "$(dirname "$0")" && pwd)
+[ -n "$suites" ] || suites=$("$here/suites.sh" check)
 mkdir -p "$out"
 root=$(mktemp -d "$out/initramfs.XXXXXX")
 chmod 0755 "$root"
@@ -57,9 +59,13 @@ touch "$root/lib/modules/$kver/"modules.{order,builtin,builtin.modinfo}
 depmod -b "$root" "$kver"
 for s in ${suites//,/ }; do
 	install -m 0755 "$bins/$s" "$root/tests/$s"
+	# A suite may bring a tree of its own (py_suite: an interpreter).
+	if [ -d "$bins/$s.rootfs" ]; then cp -a "$bins/$s.rootfs/." "$root/"; fi
 done
 # The CLI, for suites that act as an admin would.
 [ -x "$bins/peercgroup" ] && install -m 0755 "$bins/peercgroup" "$root/bin/peercgroup"
+# The example responder, for the suite of its policy decisions.
+[ -x "$bins/responder" ] && install -m 0755 "$bins/responder" "$root/bin/responder"
 initrd="$out/initramfs.cpio.gz"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd"
 
@@ -74,14 +80,18 @@ rm -f "$console" "$verdict"
 # guest when the module is unloaded under load.  PCG_QEMU_ACCEL=tcg selects
 # multi-threaded TCG anyway.
 accel=${PCG_QEMU_ACCEL:-tcg,thread=single}
+# PCG_QEMU_ICOUNT=shift=0,sleep=off: deterministic virtual time (guest time
+# is a function of instructions executed), with one vCPU.
+smp=2 icount=()
+[ -n "${PCG_QEMU_ICOUNT:-}" ] && smp=1 icount=(-icount "$PCG_QEMU_ICOUNT")
 append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1"
 append+=" pcg.suites=$suites${only:+ pcg.only=$only} $append_extra"
 # arm64: -M virt has a single PL011 (the console); the verdict goes to a virtio console,
 # which exists only once the guest has loaded its driver: a crash before that is no verdict.
-qemu=(qemu-system-x86_64 -serial "file:$console" -serial "file:$verdict")
+# pauth-impdef: pointer authentication with a cheap hash (QARMA under TCG is very slow).
+qemu=(qemu-system-x86_64 -cpu max -serial "file:$console" -serial "file:$verdict")
 if [ $arch = arm64 ]; then
 	append=${append/console=ttyS0/console=ttyAMA0}" pcg.verdict=hvc0 pcg.preload=virtio_mmio,virtio_console"
-	# pauth-impdef: pointer authentication with a cheap hash (QARMA under TCG is very slow)
 	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -serial "file:$console"
 		-device virtio-serial-device -chardev "file,id=verdict,path=$verdict"
 		-device virtconsole,chardev=verdict)
@@ -89,38 +99,13 @@ fi
 start=$(date +%s)
 set +e
 timeout --foreground "$timeout" "${qemu[@]}" \
-	-accel "$accel" $([ $arch = arm64 ] || echo -cpu max) -smp 2 -m "$mem" \
+	-accel "$accel" "${icount[@]}" -smp "$smp" -m "$mem" \
 	-nodefaults -no-reboot -display none -monitor none \
 	-kernel "$kernel" -initrd "$initrd" -append "$append" </dev/null
 qemu_rc=$?
 set -e
 secs=$(($(date +%s) - start))
 
-problems=()
-[ $qemu_rc -eq 124 ] && problems+=("timed out after ${timeout}s")
-[ $qemu_rc -ne 0 ] && [ $qemu_rc -ne 124 ] && problems+=("qemu exited with $qemu_rc")
-# arm64 prints "Call trace:" (lower case t), x86 "Call Trace:"
-bad=$(grep -aE 'BUG:|WARNING:|Oops|Call [Tt]race|KASAN|UBSAN|suspected memory leak|Kernel panic' "$console" | head -5 || true)
-[ -n "$bad" ] && problems+=("kernel reported: $bad")
-line=$(grep -a '^PEERCGROUP-VERDICT ' "$verdict" | tail -1 || true)
-passed=$(sed -n 's/.*passed=\([0-9]*\).*/\1/p' <<<"$line")
-failed=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' <<<"$line")
-if [ -z "$line" ]; then
-	problems+=("no verdict from the guest (crash or early exit)")
-	passed=${passed:-0}
-	failed=$((${failed:-0} + 1))
-fi
-[ "${failed:-0}" -gt 0 ] && [ -n "$line" ] && problems+=("$failed test(s) failed")
-grep -a '^not ok - ' "$verdict" | sed 's/^/  /' || true
-
-echo "$name: boot + suites took ${secs}s"
-if [ ${#problems[@]} -gt 0 ]; then
-	for p in "${problems[@]}"; do echo "$name: FAIL: $p"; done
-	echo "---- last 50 console lines ($console) ----"
-	tail -n 50 "$console" | tr -d '\r'
-	echo "----"
-	[ "$failed" -gt 0 ] || failed=1
-fi
-echo "$name: $passed passed, $failed failed"
-printf '%s %s %s %s\n' "$name" "$passed" "$failed" "$secs" >"$out/result"
-[ ${#problems[@]} -eq 0 ]
+# shellcheck source=scripts/guest-judge.sh
+. "$here/guest-judge.sh"
+judge_guest "$name" "$console" "$verdict" "$qemu_rc" "$timeout" "$secs" "$out"

@@ -12,13 +12,21 @@
  * - Every int-returning call returns 0 on success or a NEGATIVE errno value
  *   on failure; errno is not used.  peercgroup_strerror() describes it.
  * - -ENOPKG means the kernel module is not loaded (/dev/peercgroup missing
- *   or without a driver).  The library never guesses in that case.
+ *   or without a driver).  -ENODEV means it is loaded (/sys/module/peercgroup
+ *   exists) but this process cannot see the node: a sandboxed service
+ *   (PrivateDevices=yes).  -EACCES: the node is there but opening it is
+ *   denied (DevicePolicy=, DeviceAllow=).  The library never guesses.
  * - All calls are thread-safe.  /dev/peercgroup is opened once per process,
- *   lazily, with O_CLOEXEC, and reopened in the child after fork().
+ *   lazily (or by peercgroup_open_device()), with O_CLOEXEC, and reopened
+ *   in every child: fork(), _Fork(), clone() without CLONE_VM (the cached
+ *   descriptor sits in a MADV_WIPEONFORK page).
+ * - An open descriptor pins the module: "modprobe -r" fails and an upgraded
+ *   module takes effect once the daemons holding it restart.  "peercgroup
+ *   status" lists the holders.
  * - Strings in structs are always NUL-terminated.
  */
-#ifndef PEERCGROUP_H
-#define PEERCGROUP_H
+#ifndef LIBPEERCGROUP_PEERCGROUP_H
+#define LIBPEERCGROUP_PEERCGROUP_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -30,7 +38,7 @@ extern "C" {
 #endif
 
 #define PEERCGROUP_LIB_VERSION_MAJOR 0
-#define PEERCGROUP_LIB_VERSION_MINOR 1
+#define PEERCGROUP_LIB_VERSION_MINOR 2
 
 /* Flags for peercgroup_get() (in). */
 /* Skip the path: only cgroup_id, pid and flags are filled (faster). */
@@ -78,7 +86,10 @@ struct peercgroup_info {
  * @flags: PEERCGROUP_GET_*.  On failure @info is zeroed (path NULL), so
  * peercgroup_info_free() is always safe.  Errors: -EBADF, -ENOTSOCK,
  * -EAFNOSUPPORT, -EOPNOTSUPP (datagram), -ENOTCONN, -ENODATA (no record),
- * -ENOPKG (module not loaded), -EACCES (cannot open the device), -EPROTO
+ * -EREMOTE (withheld: the peer is outside both the caller's pid and cgroup
+ * namespaces, see peercgroup(4)), -ENAMETOOLONG (path of PATH_MAX or more),
+ * -ENOPKG (module not loaded), -ENODEV (loaded, but the node is hidden
+ * from this process), -EACCES (cannot open the device), -EPROTO
  * (module ABI mismatch), -EINVAL (bad argument), -ENOMEM; live answers also
  * -ESRCH (peer gone), -ENOMEDIUM (peer has no cgroup v2 entry).
  */
@@ -113,6 +124,14 @@ struct peercgroup_module {
 /* Describe the loaded module.  -ENOPKG if it is not loaded. */
 int peercgroup_module_info(struct peercgroup_module *mod);
 
+/*
+ * Open /dev/peercgroup now and keep it for the process's lifetime, instead
+ * of on the first query.  Call it before dropping privileges, entering a
+ * chroot, a mount namespace or a seccomp/Landlock sandbox that would hide
+ * or deny the device.  0, or -ENOPKG, -ENODEV, -EACCES, -EPROTO.
+ */
+int peercgroup_open_device(void);
+
 /* The library's version, e.g. "0.1.0". */
 const char *peercgroup_library_version(void);
 
@@ -124,42 +143,168 @@ const char *peercgroup_library_version(void);
  */
 const char *peercgroup_strerror(int err);
 
-/* ---- container classifier: pure string functions, no I/O ---- */
+/* ---- container classifier: string functions, no I/O but one cached stat ---- */
 
+/*
+ * What the classifier recognises (see the table in libpeercgroup(3)):
+ * docker (systemd and cgroupfs drivers, rootless, --cgroup-parent), podman
+ * (systemd, cgroupfs, pods, quadlet and --cgroups=split payloads, conmon),
+ * containerd (CRI, nerdctl, "ctr run" in the default and k8s.io
+ * namespaces), CRI-O (systemd and cgroupfs, conmon), Kubernetes pods,
+ * Amazon ECS, LXC/LXD/Incus (payload and monitor), systemd-nspawn (payload
+ * and supervisor), machined machines, flatpak, snap, and desktop
+ * applications named by systemd's app-<launcher>-<appid>-<random> rule
+ * (flatpak and desktop applications only inside a user@UID.service).
+ *
+ * Not recognisable from the path alone, and reported as what the path shows:
+ * toolbox and distrobox (they are podman or docker containers: the path
+ * names no tool), containerd-shim (it lives in containerd.service's cgroup
+ * unless configured otherwise), podman's --cgroups=split "runtime" sibling
+ * (a sub-cgroup of the service, reported as that service), and containerd
+ * namespaces other than "default" and "k8s.io" under cgroupfs.
+ *
+ * New runtime values may be added in any release: treat a value you do not
+ * know as PEERCGROUP_RT_UNKNOWN; peercgroup_runtime_name() names it.
+ */
 enum peercgroup_runtime {
 	PEERCGROUP_RT_UNKNOWN = 0,	/* valid path, nothing recognised */
-	PEERCGROUP_RT_HOST,		/* the root cgroup "/" */
+	PEERCGROUP_RT_HOST,		/* the root cgroup "/", caller in the initial cgroup ns */
 	PEERCGROUP_RT_SYSTEM_SERVICE,	/* system.slice/<unit>, init.scope */
 	PEERCGROUP_RT_USER_SESSION,	/* user.slice/user-UID.slice/... */
 	PEERCGROUP_RT_DOCKER,
 	PEERCGROUP_RT_PODMAN,		/* podman / libpod, incl. conmon */
-	PEERCGROUP_RT_CONTAINERD,	/* cri-containerd-*, nerdctl-* */
+	PEERCGROUP_RT_CONTAINERD,	/* cri-containerd-*, nerdctl-*, ctr */
 	PEERCGROUP_RT_CRIO,
 	PEERCGROUP_RT_KUBERNETES,	/* cgroupfs kubepods, CRI runtime unknown */
 	PEERCGROUP_RT_LXC,		/* LXC, LXD, Incus */
 	PEERCGROUP_RT_NSPAWN,		/* systemd-nspawn@NAME.service */
 	PEERCGROUP_RT_MACHINE,		/* machined: machine-NAME.scope (nspawn, libvirt) */
-	PEERCGROUP_RT_COUNT_		/* not a runtime */
+	PEERCGROUP_RT_ECS,		/* Amazon ECS: /ecs/<task>/<container> */
+	PEERCGROUP_RT_FLATPAK,		/* app-flatpak-<appid>-<n>.scope */
+	PEERCGROUP_RT_SNAP,		/* snap.<snap>.<app>[-<uuid>].scope|.service */
+	PEERCGROUP_RT_APP,		/* app-[<launcher>-]<appid>-<random>.scope|.service */
 };
 
-/* peercgroup_container.flags */
-#define PEERCGROUP_CT_CONMON	 (1U << 0)	/* the runtime's monitor (conmon) */
+/* Result flags (peercgroup_class.flags, peercgroup_container.flags). */
+#define PEERCGROUP_CT_CONMON	 (1U << 0)	/* podman's or CRI-O's conmon (also MONITOR) */
 #define PEERCGROUP_CT_KUBERNETES (1U << 1)	/* under kubepods */
-#define PEERCGROUP_CT_ROOTLESS	 (1U << 2)	/* inside user@UID.service */
-#define PEERCGROUP_CT_MONITOR	 (1U << 3)	/* lxc.monitor.* */
+#define PEERCGROUP_CT_ROOTLESS	 (1U << 2)	/* container inside user@UID.service */
+/*
+ * The runtime's own privileged helper, not the payload: conmon,
+ * lxc.monitor.*, systemd-nspawn's "supervisor" cgroup.  Never trust a
+ * monitor as if it were the container.
+ */
+#define PEERCGROUP_CT_MONITOR	 (1U << 3)
+/*
+ * The path starts with "/..": the peer is outside the caller's cgroup
+ * namespace, peercgroup_class.up levels above its root.  What follows is
+ * classified as if it were a path from the root.
+ */
+#define PEERCGROUP_CT_OUTSIDE	 (1U << 4)
+/*
+ * The caller is not in the initial cgroup namespace (or the path starts
+ * with "/..", which proves it): the path is relative to the caller's
+ * namespace root, "/" is not the host, and runtime HOST is never reported.
+ */
+#define PEERCGROUP_CT_NAMESPACED (1U << 5)
+
+/*
+ * The name of one result flag ("conmon", "kubernetes", "rootless",
+ * "monitor", "outside", "namespaced"), or NULL if @flag is not exactly one
+ * known flag.
+ */
+const char *peercgroup_class_flag_name(unsigned int flag);
 
 #define PEERCGROUP_NAME_SIZE 256
 
 /**
- * struct peercgroup_container - what peercgroup_classify() found.
- * @runtime:	PEERCGROUP_RT_*.
+ * struct peercgroup_class - what peercgroup_classify_path() found.
+ *
+ * Extensible the libbpf way: the caller sets @size to sizeof(struct
+ * peercgroup_class) as it was compiled (PEERCGROUP_CLASS_INIT does it); the
+ * library fills min(@size, its own size) bytes, zeroes the rest up to
+ * @size, and writes back into @size how many bytes it filled.  Fields are
+ * only ever appended.
+ *
+ * @size:	in: the caller's sizeof; out: bytes filled by the library.
+ * @runtime:	enum peercgroup_runtime.
  * @flags:	PEERCGROUP_CT_*.
- * @uid:	owner from "user-UID.slice", or -1.
- * @id:		container id (64 hex) or name (LXC, machine, nspawn; systemd
- *		\xNN escapes undone); for services and sessions the unit
- *		("sshd.service", "session-3.scope"); "" if none.
- * @pod:	Kubernetes pod UID (dashes restored) or podman pod id; "".
+ * @up:		number of leading "/.." components (0: inside the caller's
+ *		cgroup namespace).
+ * @uid:	owner from "user-UID.slice" (or user@UID.service), or -1.
+ * @id:		container id (64 hex) or name (LXC, machine, nspawn, ctr; systemd
+ *		\xNN escapes undone); for services, sessions and applications
+ *		the unit ("sshd.service", "app-gnome-org.gnome.Maps-42.scope");
+ *		"" if none.
+ * @pod:	Kubernetes pod UID (dashes restored), podman pod id or ECS
+ *		task; "".
  * @qos:	Kubernetes QoS class: "guaranteed", "burstable", "besteffort"; "".
+ * @app:	application id: flatpak/desktop app id (unescaped, e.g.
+ *		"org.gnome.Maps"), snap "<snap>.<app>"; "".
+ * @launcher:	who launched the application, from its unit name ("gnome",
+ *		"kde", "flatpak"); "" if the name has none.
+ * @unit:	the systemd (system) unit, as sd_pid_get_unit() would say:
+ *		the first component that is not a slice; "" if none.
+ * @user_unit:	the unit inside user@UID.service, as sd_pid_get_user_unit()
+ *		would say; "".
+ */
+struct peercgroup_class {
+	uint32_t size;
+	uint32_t runtime;
+	uint32_t flags;
+	uint32_t up;
+	int64_t uid;
+	char id[PEERCGROUP_NAME_SIZE];
+	char pod[72];
+	char qos[16];
+	char app[PEERCGROUP_NAME_SIZE];
+	char launcher[64];
+	char unit[PEERCGROUP_NAME_SIZE];
+	char user_unit[PEERCGROUP_NAME_SIZE];
+};
+/* The first published size: every library accepts at least this. */
+#define PEERCGROUP_CLASS_SIZE_VER0 (offsetof(struct peercgroup_class, user_unit) + PEERCGROUP_NAME_SIZE)
+#define PEERCGROUP_CLASS_INIT { .size = sizeof(struct peercgroup_class) }
+
+/* Flags for peercgroup_classify_path(): whose view the path is in. */
+/* The caller is in the initial cgroup namespace: "/" is the host. */
+#define PEERCGROUP_CLASSIFY_INITIAL_NS	(1U << 0)
+/* The caller is in a child cgroup namespace: "/" is its own root. */
+#define PEERCGROUP_CLASSIFY_CHILD_NS	(1U << 1)
+
+/*
+ * Classify the cgroup path @path of @len bytes (no NUL needed; an embedded
+ * NUL makes it invalid), as the module or /proc/PID/cgroup print it.  A
+ * leading '/' is optional; a leading run of "/.." components is valid (the
+ * peer is outside the caller's namespace: PEERCGROUP_CT_OUTSIDE, @out->up).
+ * The outermost container wins ("docker in kubepods" is docker, "kind"
+ * nodes are docker).
+ *
+ * @flags: 0, or one of PEERCGROUP_CLASSIFY_INITIAL_NS / _CHILD_NS.  With 0
+ * the library looks once per process at /proc/self/ns/cgroup (the initial
+ * cgroup namespace has the fixed inode number 0xEFFFFFFB) and caches the
+ * answer; a program that later calls unshare(CLONE_NEWCGROUP) or setns()
+ * passes the flag itself.  Where /proc cannot tell, the caller is assumed
+ * NOT to be in the initial namespace, so "/" is never called the host.
+ *
+ * Returns 0 (runtime may be PEERCGROUP_RT_UNKNOWN), or -EINVAL for a path
+ * that cannot be a cgroup path (empty, NUL, "//", "." or ".." after a
+ * name, a component over 255 bytes, over 64 KiB), for bad @flags, or for
+ * @out->size below PEERCGROUP_CLASS_SIZE_VER0; @out is then zeroed (size
+ * kept) with runtime UNKNOWN and uid -1.
+ */
+int peercgroup_classify_path(const char *path, size_t len, unsigned int flags,
+			     struct peercgroup_class *out);
+
+/* "docker", "podman", ... ; "unknown" for out-of-range values.  Never NULL. */
+const char *peercgroup_runtime_name(enum peercgroup_runtime rt);
+
+/**
+ * struct peercgroup_container - the first classifier result (version 1 of
+ * the library), kept for the programs built against it.  New code uses
+ * struct peercgroup_class, which has the application, the unit names and
+ * the namespace level.  peercgroup_classify() fills the fields it has, with
+ * the same rules as peercgroup_classify_path(.., 0, ..).
  */
 struct peercgroup_container {
 	enum peercgroup_runtime runtime;
@@ -170,21 +315,43 @@ struct peercgroup_container {
 	char qos[16];
 };
 
-/*
- * Classify the cgroup path @path of @len bytes (no NUL needed; an embedded
- * NUL makes it invalid).  A leading '/' is optional.  The outermost
- * container wins ("docker in kubepods" is docker, "kind" nodes are docker).
- * Returns 0 (runtime may be PEERCGROUP_RT_UNKNOWN), or -EINVAL for a path
- * that cannot be a cgroup path (empty, NUL, "//", ".", "..", over 64 KiB);
- * @out is then zeroed with runtime UNKNOWN and uid -1.
- */
 int peercgroup_classify(const char *path, size_t len,
 			struct peercgroup_container *out);
 
-/* "docker", "podman", ... ; "unknown" for out-of-range values.  Never NULL. */
-const char *peercgroup_runtime_name(enum peercgroup_runtime rt);
+/* ---- one fact about a peer, like sd_peer_get_*(3) ---- */
+
+/*
+ * All from the connect-time record (the module), never from the peer's
+ * cgroup now, and classified as peercgroup_classify_path(.., 0, ..) does.
+ * Each returns 0, a peercgroup_get() error, or -ENXIO when the peer's
+ * cgroup names no such thing.  Strings are malloc()ed; the caller frees.
+ */
+
+/* The whole classification of the peer.  @flags: 0 or PEERCGROUP_GET_LIVE
+ * (the peer's cgroup now, asked for explicitly).  @out->size as for
+ * peercgroup_classify_path(); on failure @out is the empty result. */
+int peercgroup_peer_classify(int sockfd, unsigned int flags, struct peercgroup_class *out);
+
+/* The system unit ("sshd.service", "user@1000.service", "docker-<id>.scope"),
+ * as sd_peer_get_unit() names it. */
+int peercgroup_peer_get_unit(int sockfd, char **unit);
+
+/* The unit inside the user's service manager ("dbus.service",
+ * "app-gnome-org.gnome.Maps-42.scope"), as sd_peer_get_user_unit(). */
+int peercgroup_peer_get_user_unit(int sockfd, char **unit);
+
+/* The uid of user-UID.slice or user@UID.service. */
+int peercgroup_peer_get_owner_uid(int sockfd, uid_t *uid);
+
+/* The machine: systemd-nspawn@NAME.service or machined's machine-NAME.scope. */
+int peercgroup_peer_get_machine_name(int sockfd, char **machine);
+
+/* The container runtime and its id or name.  -ENXIO for anything else,
+ * including a runtime's monitor (conmon, lxc.monitor, nspawn supervisor),
+ * which is not the container: see peercgroup_peer_classify() for those. */
+int peercgroup_peer_get_container(int sockfd, enum peercgroup_runtime *runtime, char **id);
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* PEERCGROUP_H */
+#endif /* LIBPEERCGROUP_PEERCGROUP_H */

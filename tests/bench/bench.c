@@ -20,23 +20,27 @@
  *   pcg.bench_max=N      largest live-connection count of the memory part
  *                        (default 1000000)
  *   pcg.bench_quick=1    few, short rounds (smoke run)
- *   pcg.bench_profile=1  ftrace function_graph profile of the connect path
- *   pcg.bench_parts=a,b  only these of query,connect,live,memory
+ *   pcg.bench_profile=1  ftrace function_graph profile of the connect and query paths
+ *   pcg.bench_parts=a,b  only these of query,connect,live,memory,contention
+ *   pcg.bench_icount=1   the guest runs under QEMU -icount (time counts
+ *                        instructions, one vCPU): the connect part measures
+ *                        fixed-size blocks, no "live" part, short warm-ups
+ *
+ * Each headline figure is printed once more at the end, beside its goal, as
+ * "FIGURE|key|value|line" (value: the number the spread across boots is
+ * computed on) and in the "figures" block of the table.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <time.h>
 
 /* The suites' helpers; this program uses only some of them. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wunused-variable"
-#include "../guest/guest.h"
-#pragma GCC diagnostic pop
+#include "guest.h"
 #include "peercgroup.h"
 
 #ifndef SO_PEERPIDFD
@@ -65,14 +69,16 @@ struct bench_pidfd_info {
 static bool quick;
 static long bench_max = 1000000;
 static bool profile;
-static char parts[256] = "query,connect,live,memory";
+static bool icount;
+static char parts[256] = "query,connect,live,memory,contention";
 
+/* A part runs if pcg.bench_parts names it and ONLY= (if any) is it. */
 static bool part(const char *name)
 {
 	char *p = strstr(parts, name);
 	size_t n = strlen(name);
 
-	return p && (p == parts || p[-1] == ',') && (p[n] == ',' || !p[n]);
+	return p && (p == parts || p[-1] == ',') && (p[n] == ',' || !p[n]) && t_selected(name);
 }
 static int ncpus;
 
@@ -144,42 +150,70 @@ static void die(const char *what)
 
 static void read_options(void)
 {
-	char buf[4096] = "";
-	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
-
-		buf[n > 0 ? n : 0] = 0;
-		close(fd);
-	}
-	for (char *w = strtok(buf, " \n"); w; w = strtok(NULL, " \n")) {
-		if (!strncmp(w, "pcg.bench_max=", 14))
-			bench_max = strtol(w + 14, NULL, 10);
-		else if (!strcmp(w, "pcg.bench_quick=1"))
-			quick = true;
-		else if (!strcmp(w, "pcg.bench_profile=1"))
-			profile = true;
-		else if (!strncmp(w, "pcg.bench_parts=", 16))
-			snprintf(parts, sizeof(parts), "%s", w + 16);
-	}
+	bench_max = knob("pcg.bench_max", "PCG_BENCH_MAX", bench_max);
+	quick = knob("pcg.bench_quick", "PCG_BENCH_QUICK", 0) == 1;
+	profile = knob("pcg.bench_profile", "PCG_BENCH_PROFILE", 0) == 1;
+	icount = knob("pcg.bench_icount", "PCG_BENCH_ICOUNT", 0) == 1;
+	cmdline_value("pcg.bench_parts", parts, sizeof(parts));
 }
 
-static bool cmdline_has(const char *word)
+/* ---- headline figures, each beside its goal ---- */
+
+#define MAX_FIGURES 32
+
+struct figure {
+	char key[48];
+	double value;
+	char line[200];
+};
+
+/* Shared with the children that run parts (MAP_SHARED). */
+static struct figure *figures;
+static int *nfigures;
+
+static void figures_init(void)
 {
-	char buf[4096] = "";
-	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
+	void *p = mmap(NULL, sizeof(int) + MAX_FIGURES * sizeof(struct figure),
+		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
-	if (fd >= 0) {
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	if (p == MAP_FAILED)
+		die("mmap");
+	figures = p;
+	nfigures = (int *)(figures + MAX_FIGURES);
+}
 
-		buf[n > 0 ? n : 0] = 0;
-		close(fd);
-	}
-	for (char *w = strtok(buf, " \n"); w; w = strtok(NULL, " \n"))
-		if (!strcmp(w, word))
-			return true;
-	return false;
+/*
+ * A headline figure: @key and @value for machines (the spread across boots
+ * is computed on @value), the line for people, goal included.  No commas
+ * in the line: it travels in a '|'-separated record.
+ */
+static void figure(const char *key, double value, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void figure(const char *key, double value, const char *fmt, ...)
+{
+	struct figure *f;
+	va_list ap;
+
+	if (*nfigures >= MAX_FIGURES)
+		return;
+	f = &figures[(*nfigures)++];
+	snprintf(f->key, sizeof(f->key), "%s", key);
+	f->value = value;
+	va_start(ap, fmt);
+	vsnprintf(f->line, sizeof(f->line), fmt, ap);
+	va_end(ap);
+}
+
+static void figures_print(void)
+{
+	note("%s", "");
+	note("figures (goals are targets, never asserted):");
+	for (int i = 0; i < *nfigures; i++)
+		note("%s", figures[i].line);
+	for (int i = 0; i < *nfigures; i++)
+		printf("FIGURE|%s|%.9g|%s\n", figures[i].key, figures[i].value,
+		       figures[i].line);
+	fflush(stdout);
 }
 
 /* Room for @fds descriptors in this process. */
@@ -241,9 +275,10 @@ static void set_module(bool on)
 			die("unload the module");
 		changed = true;
 	}
+	/* Under icount, translation takes no guest time: a short run. */
 	if (changed)
 		cycle_rate(ncpus > MAX_THREADS ? MAX_THREADS : ncpus,
-			   quick ? 0.1 : 0.3);
+			   icount ? 0.02 : quick ? 0.1 : 0.3);
 }
 
 /* Wait until entries freed through RCU are gone: freed + live == recorded. */
@@ -633,12 +668,19 @@ static void bench_connect(void)
 	for (int i = 0; i < n; i++)
 		csv("connect", "overhead_pct", "1thr", i, ov[i], "%");
 	print_pct_row("overhead per cycle, 1 thread", ov, n);
+	figure("connect_overhead_wall_1thr", 1 + stats(ov, n).med / 100,
+	       "connect overhead (wall clock 1 thread): %+.1f %% (goal <= 2 %%)",
+	       stats(ov, n).med);
 	n = overheads(&offn, &onn, ov);
 	snprintf(cond, sizeof(cond), "%dthr", threads);
 	for (int i = 0; i < n; i++)
 		csv("connect", "overhead_pct", cond, i, ov[i], "%");
 	snprintf(cond, sizeof(cond), "overhead per cycle, %d threads", threads);
 	print_pct_row(cond, ov, n);
+	if (threads > 1)
+		figure("connect_overhead_wall_nthr", 1 + stats(ov, n).med / 100,
+		       "connect overhead (wall clock %d threads): %+.1f %% (goal <= 2 %%)",
+		       threads, stats(ov, n).med);
 	/* Host contention only ever slows a sample down: the best samples
 	 * of each side are the least disturbed (but the fewest). */
 	note("overhead, best sample against best sample: 1 thread %+.1f%%, "
@@ -650,6 +692,119 @@ static void bench_connect(void)
 	snprintf(cond, sizeof(cond), "%dthr", threads);
 	csv("connect", "overhead_best_pct", cond, 0,
 	    (stats(offn.v, offn.n).max / stats(onn.v, onn.n).max - 1) * 100, "%");
+}
+
+/*
+ * Virtual ns per connect + accept + close cycle under icount: @batches
+ * batches of BATCH cycles on the listener @lfd, the median batch.  Guest
+ * time counts instructions, so there are no host stalls to filter; the
+ * median only keeps out the batches where deferred work (RCU callbacks,
+ * timers) happens to land.
+ */
+static double cycle_ns(int lfd, int id, int batches, double *mean)
+{
+	struct sockaddr_un sa;
+	socklen_t len = addr_of(&sa, id);
+	double t[MAX_BATCHES], sum = 0;
+	int cf, af;
+
+	if (batches > MAX_BATCHES)
+		batches = MAX_BATCHES;
+	for (int b = 0; b < batches; b++) {
+		double t0 = now_s();
+
+		for (int i = 0; i < BATCH; i++) {
+			if (connect_pair(lfd, &sa, len, &cf, &af))
+				die("connect cycle");
+			close(cf);
+			close(af);
+		}
+		t[b] = (now_s() - t0) * 1e9 / BATCH;
+		sum += t[b];
+	}
+	if (mean)
+		*mean = sum / batches;
+	qsort(t, batches, sizeof(*t), cmp_double);
+	return batches % 2 ? t[batches / 2] : (t[batches / 2 - 1] + t[batches / 2]) / 2;
+}
+
+#define ICOUNT_LISTENER 500
+
+static double icount_off_ns, icount_on_ns;	/* for the profile's calibration */
+
+/*
+ * Connect overhead under icount, in one boot: blocks with the module
+ * unloaded and loaded in turn (off on off on ... off), the first pairs
+ * thrown away (the first rounds of a fresh guest run 4-5 % slower: slabs,
+ * dentries and page tables still filling).  Overhead: median "on" block
+ * against median "off" block; per pair against the mean of the two
+ * neighbouring "off" blocks, for the spread within the boot.
+ */
+static void bench_connect_icount(void)
+{
+	int warm = quick ? 1 : 2, pairs = quick ? 3 : 8;
+	int batches = quick ? 16 : 48;
+	struct series off = { 0 }, on = { 0 };
+	double ov[MAX_ROUNDS], mean;
+	struct stat3 so, sn, sv;
+	int lfd = listener(ICOUNT_LISTENER), n;
+
+	note("%s", "");
+	note("connect cost under icount (virtual ns = instructions, 1 vCPU): "
+	     "ns per connect+accept+close cycle, each block the median of %d "
+	     "batches of %d cycles; module unloaded and loaded in turn, %d "
+	     "pairs after %d thrown away", batches, BATCH, pairs, warm);
+	for (int r = 0; r <= warm + pairs; r++) {
+		double v;
+
+		set_module(false);
+		v = cycle_ns(lfd, ICOUNT_LISTENER, batches, &mean);
+		csv("connect_icount", "ns_per_cycle", "off", r, v, "ns");
+		csv("connect_icount", "ns_per_cycle_mean", "off", r, mean, "ns");
+		if (r >= warm)
+			add(&off, v);
+		if (r == warm + pairs)
+			break;
+		set_module(true);
+		v = cycle_ns(lfd, ICOUNT_LISTENER, batches, &mean);
+		csv("connect_icount", "ns_per_cycle", "on", r, v, "ns");
+		csv("connect_icount", "ns_per_cycle_mean", "on", r, mean, "ns");
+		if (r >= warm)
+			add(&on, v);
+	}
+	set_module(true);
+	/* overheads() takes rates; ns per cycle is the inverse */
+	n = 0;
+	for (int i = 0; i < on.n && i < off.n; i++) {
+		double base = i + 1 < off.n ? (off.v[i] + off.v[i + 1]) / 2 : off.v[i];
+
+		ov[n] = (on.v[i] / base - 1) * 100;
+		csv("connect_icount", "overhead_pct", "pair", i, ov[n], "%");
+		n++;
+	}
+	so = stats(off.v, off.n);
+	sn = stats(on.v, on.n);
+	sv = stats(ov, n);
+	note("| %-44s | %10s | %10s | %10s | %2s |", "virtual ns per cycle",
+	     "median", "min", "max", "n");
+	note("|%s|%s|%s|%s|%s|", "----------------------------------------------",
+	     "------------", "------------", "------------", "----");
+	note("| %-44s | %10.0f | %10.0f | %10.0f | %2d |", "module not loaded",
+	     so.med, so.min, so.max, off.n);
+	note("| %-44s | %10.0f | %10.0f | %10.0f | %2d |", "module loaded",
+	     sn.med, sn.min, sn.max, on.n);
+	note("| %-44s | %+9.2f%% | %+9.2f%% | %+9.2f%% | %2d |",
+	     "overhead per pair (against neighbours)", sv.med, sv.min, sv.max, n);
+	icount_off_ns = so.med;
+	icount_on_ns = sn.med;
+	figure("connect_overhead_icount", sn.med / so.med,
+	       "connect overhead (icount): %+.1f %% (goal <= 2 %%)",
+	       (sn.med / so.med - 1) * 100);
+	figure("connect_ns_off_icount", so.med,
+	       "connect cycle without the module (icount): %.0f ns", so.med);
+	figure("connect_ns_on_icount", sn.med,
+	       "connect cycle with the module (icount): %.0f ns", sn.med);
+	listener_close(lfd);
 }
 
 /*
@@ -711,36 +866,6 @@ static pid_t peer_pid;
 static int dev_fd = -1;
 static char path_buf[4096];
 
-static int read_proc_cgroup(pid_t pid, char *out, size_t size)
-{
-	char fn[64], buf[1024];
-	ssize_t n;
-	int fd;
-
-	snprintf(fn, sizeof(fn), "/proc/%d/cgroup", (int)pid);
-	fd = open(fn, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		if (!strncmp(l, "0::", 3)) {
-			char *e = strchr(l, '\n');
-			size_t len = e ? (size_t)(e - l - 3) : strlen(l + 3);
-
-			if (len >= size)
-				return -1;
-			memcpy(out, l + 3, len);
-			out[len] = 0;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 /* One bare syscall, for scale. */
 static int m_getpid(int fd)
 {
@@ -763,7 +888,7 @@ static int m_peercred_proc(int fd)
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len))
 		return -1;
-	return read_proc_cgroup(uc.pid, path_buf, sizeof(path_buf));
+	return proc_cgroup(uc.pid, path_buf, sizeof(path_buf));
 }
 
 /* systemd/polkit's race-free route: the pidfd pins the process; the pid
@@ -780,7 +905,7 @@ static int m_pidfd_proc(int fd)
 	len = sizeof(uc);
 	r = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len);
 	if (!r)
-		r = read_proc_cgroup(uc.pid, path_buf, sizeof(path_buf));
+		r = proc_cgroup(uc.pid, path_buf, sizeof(path_buf));
 	if (!r)
 		r = syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0);
 	close(pidfd);
@@ -841,6 +966,7 @@ struct method {
 	bool ok;
 	const char *skip;
 	struct series ns;
+	double ratio;		/* median per-round ratio to SO_PEERCRED */
 };
 
 static struct method methods[] = {
@@ -865,6 +991,47 @@ static struct method *method(const char *name)
 		if (!strcmp(methods[i].name, name))
 			return &methods[i];
 	abort();
+}
+
+/* Median per-round ratio of method @a to method @b. */
+static double round_ratio(const struct method *a, const struct method *b)
+{
+	double r[MAX_ROUNDS];
+	int n = 0;
+
+	for (int i = 0; i < a->ns.n && i < b->ns.n; i++)
+		r[n++] = a->ns.v[i] / b->ns.v[i];
+	return stats(r, n).med;
+}
+
+static void query_figures(void)
+{
+	const struct method *id = method("ioctl_nopath"), *path = method("ioctl_path");
+	const struct method *lid = method("lib_get_id"), *lpath = method("lib_get");
+
+	if (id->ok)
+		figure("id_query", id->ratio,
+		       "id query: %.2fx SO_PEERCRED (goal <= 1.25x)", id->ratio);
+	if (path->ok)
+		figure("path_query", path->ratio,
+		       "path query: %.2fx SO_PEERCRED (goal <= 2x)", path->ratio);
+	if (id->ok && lid->ok)
+		figure("library_id_call", round_ratio(lid, id),
+		       "library id call: %+.1f %% vs raw ioctl (goal <= 5 %%)",
+		       (round_ratio(lid, id) - 1) * 100);
+	if (path->ok && lpath->ok)
+		figure("library_path_call", round_ratio(lpath, path),
+		       "library path call: %+.1f %% vs raw ioctl (goal <= 5 %%)",
+		       (round_ratio(lpath, path) - 1) * 100);
+	for (size_t i = 1; i < NMETHODS; i++) {
+		char key[48];
+
+		if (!methods[i].ok)
+			continue;
+		snprintf(key, sizeof(key), "query_%s", methods[i].name);
+		figure(key, methods[i].ratio, "query %s: %.2fx SO_PEERCRED",
+		       methods[i].label, methods[i].ratio);
+	}
 }
 
 /*
@@ -979,9 +1146,11 @@ static void bench_query(void)
 			note("| %-46s | %9.0f | %9.0f | %9.0f | %5.2f (%.2f-%.2f) |",
 			     m->label, st.med, st.min, st.max, rs.med, rs.min, rs.max);
 			csv("query", m->name, "ratio_median", 0, rs.med, "x");
+			m->ratio = rs.med;
 		}
 	}
 	(void)floor_med;
+	query_figures();
 	{
 		struct stat3 p = stats(method("peercred_proc")->ns.v,
 				       method("peercred_proc")->ns.n);
@@ -997,6 +1166,167 @@ static void bench_query(void)
 	close(lfd);
 	close(dev_fd);
 	client_stop(&cl);
+	cg_remove(CG_CLIENT);
+	cg_remove("bench.slice");
+}
+
+/* ---- path queries against cgroup churn ---- */
+
+struct contender {
+	pthread_t th;
+	int fd;			/* accepted socket (query threads) */
+	long ops;
+};
+
+static int contention_stop;
+
+static void *path_query_loop(void *arg)
+{
+	struct contender *c = arg;
+	char buf[256];
+	struct peercgroup_query q = {
+		.size = sizeof(q), .sockfd = c->fd,
+		.path = (uintptr_t)buf, .path_size = sizeof(buf),
+	};
+
+	while (!__atomic_load_n(&contention_stop, __ATOMIC_RELAXED)) {
+		q.sockfd = c->fd;
+		q.path_size = sizeof(buf);
+		if (ioctl(dev_fd, PEERCGROUP_IOC_QUERY, &q))
+			die("path query");
+		c->ops++;
+	}
+	return NULL;
+}
+
+/* The baseline's third thread: as busy, but in user space. */
+static void *spin_loop(void *arg)
+{
+	struct contender *c = arg;
+	volatile unsigned long x = 0;
+
+	while (!__atomic_load_n(&contention_stop, __ATOMIC_RELAXED)) {
+		for (int i = 0; i < 10000; i++)
+			x += i;
+		c->ops++;
+	}
+	return NULL;
+}
+
+/* Create and remove a cgroup, again and again: each takes cgroup_mutex. */
+static void *churn_loop(void *arg)
+{
+	struct contender *c = arg;
+	char name[64];
+
+	while (!__atomic_load_n(&contention_stop, __ATOMIC_RELAXED)) {
+		snprintf(name, sizeof(name), "bench-churn/c%ld", c->ops % 8);
+		if (cg_create(name) || cg_remove(name))
+			die("cgroup churn");
+		c->ops++;
+	}
+	return NULL;
+}
+
+/* Path queries per second from 2 threads while a third runs @third. */
+static double contention_sample(int afd, void *(*third)(void *), double secs,
+				double *third_rate)
+{
+	struct contender q[2] = { { .fd = afd }, { .fd = afd } }, t = { 0 };
+	double t0, t1;
+
+	__atomic_store_n(&contention_stop, 0, __ATOMIC_RELAXED);
+	if (pthread_create(&t.th, NULL, third, &t))
+		die("pthread_create");
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&q[i].th, NULL, path_query_loop, &q[i]))
+			die("pthread_create");
+	t0 = now_s();
+	usleep(secs * 1e6);
+	__atomic_store_n(&contention_stop, 1, __ATOMIC_RELAXED);
+	t1 = now_s();
+	for (int i = 0; i < 2; i++)
+		pthread_join(q[i].th, NULL);
+	pthread_join(t.th, NULL);
+	*third_rate = t.ops / (t1 - t0);
+	return (q[0].ops + q[1].ops) / (t1 - t0);
+}
+
+/*
+ * Path queries per second from 2 threads while a third thread creates and
+ * removes cgroups (cgroup_mutex), against the same with the third thread
+ * spinning in user space (same competition for the CPUs, no cgroup work).
+ * Samples interleaved: idle churn idle churn ...
+ */
+static void bench_contention(void)
+{
+	int rounds = quick ? 1 : 3;
+	double secs = quick ? 0.1 : 0.4, churn_rate = 0, spin_rate;
+	struct series idle = { 0 }, churn = { 0 }, ops = { 0 };
+	struct stat3 si, sc;
+	struct client cl;
+	int lfd, afd;
+
+	if (cg_create("bench.slice") || cg_create(CG_CLIENT) ||
+	    cg_create("bench-churn"))
+		die("cgroup");
+	lfd = listen_on(SOCK_NAME "-churn", SOCK_STREAM);
+	if (lfd < 0)
+		die("listen");
+	if (client_start(&cl, CG_CLIENT, SOCK_NAME "-churn", SOCK_STREAM))
+		die("client");
+	afd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (afd < 0)
+		die("accept");
+	dev_fd = dev_open();
+	if (dev_fd < 0)
+		die("open " PEERCGROUP_DEVICE_PATH);
+	for (int r = 0; r < rounds; r++) {
+		add(&idle, contention_sample(afd, spin_loop, secs, &spin_rate));
+		csv("contention", "path_queries_per_s", "idle", r,
+		    idle.v[idle.n - 1], "1/s");
+		add(&churn, contention_sample(afd, churn_loop, secs, &churn_rate));
+		csv("contention", "path_queries_per_s", "churn", r,
+		    churn.v[churn.n - 1], "1/s");
+		add(&ops, churn_rate);
+		csv("contention", "cgroup_mkdir_rmdir_per_s", "churn", r,
+		    churn_rate, "1/s");
+	}
+	si = stats(idle.v, idle.n);
+	sc = stats(churn.v, churn.n);
+	note("%s", "");
+	note("path queries under cgroup churn: raw ioctl with path from 2 "
+	     "threads on one socket, %.1f s per sample, %d samples each; third "
+	     "thread: mkdir+rmdir of a cgroup in a loop (churn) or a user-space "
+	     "spin (idle)", secs, rounds);
+	note("| %-44s | %10s | %10s | %10s | %2s |", "per second", "median",
+	     "min", "max", "n");
+	note("|%s|%s|%s|%s|%s|", "----------------------------------------------",
+	     "------------", "------------", "------------", "----");
+	note("| %-44s | %10.0f | %10.0f | %10.0f | %2d |",
+	     "path queries, third thread spinning", si.med, si.min, si.max, idle.n);
+	note("| %-44s | %10.0f | %10.0f | %10.0f | %2d |",
+	     "path queries, third thread churning cgroups", sc.med, sc.min,
+	     sc.max, churn.n);
+	note("| %-44s | %10.0f | %10.0f | %10.0f | %2d |",
+	     "cgroup mkdir+rmdir pairs", stats(ops.v, ops.n).med,
+	     stats(ops.v, ops.n).min, stats(ops.v, ops.n).max, ops.n);
+	figure("path_queries_churn", sc.med / si.med,
+	       "path queries under cgroup churn: %.0f/s vs %.0f/s idle "
+	       "(goal: no drop) %+.1f %%", sc.med, si.med,
+	       (sc.med / si.med - 1) * 100);
+	close(dev_fd);
+	dev_fd = -1;
+	close(afd);
+	close(lfd);
+	client_stop(&cl);
+	for (int i = 0; i < 8; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "bench-churn/c%d", i);
+		cg_remove(name);
+	}
+	cg_remove("bench-churn");
 	cg_remove(CG_CLIENT);
 	cg_remove("bench.slice");
 }
@@ -1068,6 +1398,8 @@ static void bench_memory(void)
 	long objsize, base_live, base_free;
 	bool merged;
 	double per_obj, secs = quick ? 0.3 : 0.6;
+	double last_conn = NAN, last_buckets = NAN, last_rate = NAN;
+	long last_n = 0;
 	struct series r0 = { 0 };
 
 	set_module(true);
@@ -1082,7 +1414,7 @@ static void bench_memory(void)
 	     merged ? "MERGED with others (an alias in /sys/kernel/slab: "
 		      "slabinfo counts are shared; slab_nomerge separates it)" :
 	     base.found ? "separate (own line in /proc/slabinfo)" : "not found",
-	     cmdline_has("slab_nomerge") ? "on" : "off");
+	     cmdline_value("slab_nomerge", NULL, 0) ? "on" : "off");
 	for (int r = 0; r < (quick ? 2 : 3); r++)
 		add(&r0, cycle_rate(1, secs));
 	if (merged)
@@ -1148,6 +1480,10 @@ static void bench_memory(void)
 		note("| %9ld | %9ld | %9.2f | %10.1f | %10.1f | %10.1f | %10.1f | %9.0f | %11.0f |",
 		     l.n, entries, (double)entries / l.n, per_ent, per_sock, per_conn,
 		     buckets, freed_kb * 1024.0 / l.n, stats(rs.v, rs.n).med);
+		last_conn = per_conn;
+		last_buckets = buckets;
+		last_n = l.n;
+		last_rate = stats(rs.v, rs.n).med;
 		if (l.n < want)
 			break;
 	}
@@ -1168,6 +1504,16 @@ static void bench_memory(void)
 		csv("memory", "slab_objs_after_close", "closed", 0,
 		    s.active - base.active, "objs");
 	}
+	if (last_n)
+		figure("connect_with_live", stats(r0.v, r0.n).med / last_rate,
+		       "connect cost with %ld live connections: %+.1f %% vs none "
+		       "(goal: unchanged) module loaded", last_n,
+		       (stats(r0.v, r0.n).med / last_rate - 1) * 100);
+	if (last_n)
+		figure("bytes_per_connection", last_conn + last_buckets,
+		       "bytes per connection: %.0f (goal <= 64) slab %.1f + "
+		       "buckets %.1f at %ld live", last_conn + last_buckets,
+		       last_conn, last_buckets, last_n);
 	note("B/socket, B/conn: pcg_entry slab bytes (one entry per socket, two "
 	     "sockets per connection); +buckets: rhashtable bucket array per "
 	     "connection (estimate: power of two, <= 75%% load); kernel/conn: "
@@ -1175,7 +1521,7 @@ static void bench_memory(void)
 	     "inodes, entries)");
 }
 
-/* ---- ftrace profile of the connect path ---- */
+/* ---- ftrace profile of the connect and query paths ---- */
 
 static void tracefs_write(const char *file, const char *s)
 {
@@ -1186,53 +1532,91 @@ static void tracefs_write(const char *file, const char *s)
 		note("tracefs %s: %s", file, strerror(errno));
 }
 
-static const char *const profile_funcs[] = {
+/* Patterns of the connect path; one matching nothing is skipped alone. */
+static const char *const connect_funcs[] = {
 	"pcg_*", "rhashtable_*", "__rhashtable_*", "rht_*",
 	"unix_stream_connect", "unix_accept", "unix_release", "unix_create1",
-	"unix_sock_destructor", "security_unix_stream_connect",
+	"unix_sock_destructor", "security_unix_stream_connect", "unix_listen",
 	"__sys_connect", "__sys_accept4", "__sys_socket", "__fput", "sock_close",
-	"sk_alloc", "__sk_destruct", "kmem_cache_alloc", "kmem_cache_free",
-	"call_rcu", "cgroup_path_ns", "rcu_core", "rcu_do_batch",
+	"sk_alloc", "__sk_destruct", "kmem_cache_alloc", "kmem_cache_alloc_lru",
+	"kmem_cache_free", "call_rcu", "put_pid", "cgroup_sk_alloc",
+	"cgroup_sk_free", "rcu_core", "rcu_do_batch",
 };
+
+/* ... and of the query paths (ioctl and SO_PEERCRED). */
+static const char *const query_funcs[] = {
+	"pcg_*", "__x64_sys_ioctl", "__x64_sys_getsockopt", "__sys_getsockopt",
+	"sock_getsockopt", "sk_getsockopt", "security_file_ioctl",
+	"security_socket_getsockopt", "sockfd_lookup", "__fdget", "fput",
+	"cgroup_path_ns", "cgroup_path_ns_locked", "kernfs_path_from_node",
+	"mutex_lock", "mutex_unlock", "_copy_from_user", "_copy_to_user",
+	"put_pid", "pid_nr_ns", "pid_vnr", "kfree", "__kmalloc",
+};
+
+#define MAX_PROF 96
 
 struct prof {
 	char name[64];
 	long calls;
-	double us;
+	double ns;	/* inclusive, less the tracer's cost (see trace_parse) */
+	float *each;	/* ns of each call */
+	long cap;
 };
 
-static void prof_add(struct prof *p, int *n, const char *name, double us)
-{
-	int i;
+struct profile {
+	struct prof p[MAX_PROF];
+	int n;
+	long events;		/* traced calls */
+	long units;		/* cycles or queries traced */
+	double plain_ns;	/* ns per unit, not traced */
+	double traced_ns;	/* ns per unit, traced */
+	double overhead;	/* ns the tracer adds per traced call */
+	double window;		/* of which inside the traced call's own time */
+};
 
-	for (i = 0; i < *n; i++)
-		if (!strcmp(p[i].name, name))
-			break;
-	if (i == *n) {
-		if (*n >= 64)
-			return;
-		snprintf(p[i].name, sizeof(p[i].name), "%s", name);
-		p[i].calls = 0;
-		p[i].us = 0;
-		(*n)++;
-	}
-	p[i].calls++;
-	p[i].us += us;
+static struct prof *prof_get(struct profile *pr, const char *name)
+{
+	for (int i = 0; i < pr->n; i++)
+		if (!strcmp(pr->p[i].name, name))
+			return &pr->p[i];
+	if (pr->n >= MAX_PROF)
+		return NULL;
+	snprintf(pr->p[pr->n].name, sizeof(pr->p[0].name), "%s", name);
+	pr->p[pr->n].calls = 0;
+	pr->p[pr->n].ns = 0;
+	return &pr->p[pr->n++];
 }
 
-static int cmp_prof(const void *a, const void *b)
+static void prof_call(struct prof *p, double ns)
 {
-	const struct prof *x = a, *y = b;
-
-	return x->us < y->us ? 1 : x->us > y->us ? -1 : 0;
+	if (p->calls >= p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 1024;
+		p->each = realloc(p->each, p->cap * sizeof(*p->each));
+		if (!p->each)
+			die("realloc");
+	}
+	p->each[p->calls++] = ns;
+	p->ns += ns;
 }
 
 /*
- * function_graph on a few functions of the connect path (the kernels we
- * boot have no function profiler).  Only functions in the filter are
- * traced, so a line is either a leaf "N us | f();" or the closing
- * "N us | } /+ f +/" of a traced caller (funcgraph-tail).
+ * Mean ns per call without the slowest 3 % of calls: a timer interrupt
+ * (its handler untraced) or a softirq's RCU callbacks landing inside a
+ * call inflate it many times over; those few calls are dropped.
  */
+static double prof_trimmed(struct prof *p)
+{
+	long keep = p->calls - p->calls * 3 / 100;
+	double sum = 0;
+
+	if (keep <= 0)
+		return 0;
+	qsort(p->each, p->calls, sizeof(*p->each), cmp_float);
+	for (long i = 0; i < keep; i++)
+		sum += p->each[i];
+	return sum / keep;
+}
+
 static void trace_clear(void)
 {
 	int fd = open("/sys/kernel/tracing/trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
@@ -1241,48 +1625,90 @@ static void trace_clear(void)
 		close(fd);
 }
 
-static void bench_profile(void)
+static void trace_filter_clear(void)
 {
-	static char line[1024];
-	struct prof p[64];
-	int np = 0, fd;
-	long cycles;
-	double secs = 0.5, rate;
-	FILE *f;
+	int fd = open("/sys/kernel/tracing/set_ftrace_filter", O_WRONLY |
+		      O_TRUNC | O_CLOEXEC);
 
-	mkdir("/sys/kernel/tracing", 0755);
-	mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	if (access("/sys/kernel/tracing/current_tracer", F_OK)) {
-		note("profile: no tracefs");
-		return;
-	}
-	set_module(true);
-	fd = open("/sys/kernel/tracing/set_ftrace_filter", O_WRONLY | O_TRUNC |
-		  O_CLOEXEC);
 	if (fd >= 0)
 		close(fd);
-	/* one pattern per write: a pattern matching nothing fails alone */
-	for (size_t i = 0; i < sizeof(profile_funcs) / sizeof(profile_funcs[0]); i++)
-		write_file("/sys/kernel/tracing/set_ftrace_filter", profile_funcs[i]);
+}
+
+static bool tracefs_mounted(void)
+{
+	mkdir("/sys/kernel/tracing", 0755);
+	mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	return access("/sys/kernel/tracing/current_tracer", F_OK) == 0;
+}
+
+/* function_graph on @funcs only (the kernels we boot have no function
+ * profiler: CONFIG_FUNCTION_PROFILER is off in Debian's configs). */
+static void trace_arm(const char *const *funcs, size_t n)
+{
+	trace_filter_clear();
+	for (size_t i = 0; i < n; i++)
+		write_file("/sys/kernel/tracing/set_ftrace_filter", funcs[i]);
 	tracefs_write("buffer_size_kb", "32768");
 	trace_clear();
 	tracefs_write("current_tracer", "function_graph");
 	/* tracer options exist once the tracer is current */
 	tracefs_write("options/funcgraph-tail", "1");
 	tracefs_write("options/funcgraph-irqs", "0");
-	cycle_rate(1, 0.1);	/* TCG translates the patched code */
+	tracefs_write("tracing_on", "1");
+}
+
+static void trace_disarm(void)
+{
+	tracefs_write("current_tracer", "nop");
+	tracefs_write("tracing_on", "1");
 	trace_clear();
-	rate = cycle_rate(1, secs);
-	tracefs_write("tracing_on", "0");
-	cycles = last_cycles;
-	rate = last_wall_rate;
-	f = fopen("/sys/kernel/tracing/trace", "re");
+	trace_filter_clear();
+}
+
+/*
+ * Read the function_graph trace into @pr.  Only filtered functions are
+ * traced, so a line opens a traced caller ("f() {"), is a leaf with its
+ * duration ("N us | f();"), or closes a caller with its duration ("N us |
+ * } /+ f +/", funcgraph-tail).  A caller's duration includes the tracer's
+ * whole work for its traced callees, @overhead ns each, and every traced
+ * call's duration part of the tracer's work for itself, @window ns (the
+ * shortest leaf call seen: a function doing next to nothing); both are
+ * taken off.  Also sets pr->window to that shortest leaf call.
+ */
+static void trace_parse(struct profile *pr, double overhead, double window)
+{
+	static char line[1024];
+	struct { char name[64]; long at; } st[64];
+	int depth = 0;
+	FILE *f = fopen("/sys/kernel/tracing/trace", "re");
+
+	for (int i = 0; i < pr->n; i++) {
+		pr->p[i].calls = 0;
+		pr->p[i].ns = 0;
+	}
+	pr->events = 0;
+	pr->window = 1e9;
 	while (f && fgets(line, sizeof(line), f)) {
 		char *bar = strchr(line, '|'), *num, name[64];
+		struct prof *p;
 		double us;
+		long inner = 0;
 
-		if (!bar || line[0] == '#')
+		if (line[0] == '#')
 			continue;
+		if (!bar || strstr(line, "------") || strstr(line, "=>")) {
+			depth = 0;	/* a context switch: lose the nesting */
+			continue;
+		}
+		if (strstr(bar, ") {") && !strchr(bar, '}') && !strchr(bar, ';') &&
+		    sscanf(bar + 1, " %63[^ (]", name) == 1) {
+			pr->events++;
+			if (depth < 64) {
+				snprintf(st[depth].name, sizeof(st[0].name), "%s", name);
+				st[depth++].at = pr->events;
+			}
+			continue;
+		}
 		/* the duration sits just left of the bar, maybe after a marker */
 		for (num = bar - 1; num > line && num[-1] != ')'; num--)
 			;
@@ -1290,34 +1716,252 @@ static void bench_profile(void)
 			num++;
 		if (num >= bar || sscanf(num, "%lf", &us) != 1)
 			continue;
-		if (sscanf(bar + 1, " } /* %63[^ *] */", name) == 1 ||
-		    sscanf(bar + 1, " %63[^ (]();", name) == 1)
-			prof_add(p, &np, name, us);
+		if (sscanf(bar + 1, " } /* %63[^ *] */", name) == 1) {
+			if (depth > 0 && !strcmp(st[depth - 1].name, name))
+				inner = pr->events - st[--depth].at;
+			else
+				depth = 0;
+		} else if (sscanf(bar + 1, " %63[^ (]();", name) == 1) {
+			pr->events++;
+			if (us * 1000 < pr->window)
+				pr->window = us * 1000;
+		} else {
+			continue;
+		}
+		p = prof_get(pr, name);
+		if (p)
+			prof_call(p, us * 1000 - window - inner * overhead);
 	}
 	if (f)
 		fclose(f);
-	tracefs_write("current_tracer", "nop");
-	tracefs_write("tracing_on", "1");
+}
+
+/*
+ * Profile @units runs of @work: its ns per unit untraced and traced, the
+ * tracer's cost per traced call from the difference, then the per-function
+ * figures with that cost taken off callers.
+ */
+static void profile_run(struct profile *pr, const char *const *funcs,
+			size_t nfuncs, double (*work)(long units), long units)
+{
+	double window;
+
+	work(units / 4 + 1);	/* warm */
+	pr->plain_ns = work(units);
+	trace_arm(funcs, nfuncs);
+	work(units / 8 + 1);	/* TCG translates the patched code */
 	trace_clear();
-	fd = open("/sys/kernel/tracing/set_ftrace_filter", O_WRONLY | O_TRUNC |
-		  O_CLOEXEC);
-	if (fd >= 0)
-		close(fd);
-	qsort(p, np, sizeof(*p), cmp_prof);
-	note("%s", "");
-	note("profile: ftrace function_graph on the connect path, module loaded, "
-	     "1 thread, %ld cycles (%.0f/s while traced); times include callees "
-	     "and tracing overhead", cycles, rate);
-	note("| %-32s | %12s | %10s | %12s |", "function", "calls/cycle",
-	     "us/call", "us/cycle");
-	note("|----------------------------------|--------------|------------|"
-	     "--------------|");
-	for (int i = 0; i < np && i < 24; i++) {
-		note("| %-32s | %12.2f | %10.2f | %12.2f |", p[i].name,
-		     (double)p[i].calls / cycles, p[i].us / p[i].calls,
-		     p[i].us / cycles);
-		csv("profile", p[i].name, "us_per_cycle", 0, p[i].us / cycles, "us");
+	pr->traced_ns = work(units);
+	tracefs_write("tracing_on", "0");
+	pr->units = units;
+	trace_parse(pr, 0, 0);
+	pr->overhead = pr->events ?
+		(pr->traced_ns - pr->plain_ns) * units / pr->events : 0;
+	if (pr->overhead < 0)
+		pr->overhead = 0;
+	if (pr->window > pr->overhead)
+		pr->window = pr->overhead;
+	window = pr->window;
+	trace_parse(pr, pr->overhead, window);
+	pr->window = window;
+	for (int i = 0; i < pr->n; i++)
+		pr->p[i].ns = prof_trimmed(&pr->p[i]) * pr->p[i].calls;
+	trace_disarm();
+}
+
+static int prof_lfd = -1;
+
+/* ns per connect + accept + close cycle, @units cycles. */
+static double connect_work(long units)
+{
+	return cycle_ns(prof_lfd, ICOUNT_LISTENER + 1, (units + BATCH - 1) / BATCH,
+			NULL);
+}
+
+static int prof_sock = -1;
+static int prof_method;		/* 0: SO_PEERCRED, 1: NO_PATH, 2: path */
+
+/* ns per query, @units queries. */
+static double query_work(long units)
+{
+	double t0 = now_s();
+
+	for (long i = 0; i < units; i++)
+		if (prof_method ? raw_query(prof_sock, prof_method == 2) :
+		    m_peercred(prof_sock))
+			die("query");
+	return (now_s() - t0) * 1e9 / units;
+}
+
+static int cmp_prof_delta(const void *a, const void *b, void *arg)
+{
+	const struct profile *off = arg;
+	const struct prof *x = a, *y = b;
+	double dx = x->ns, dy = y->ns;
+
+	for (int i = 0; i < off->n; i++) {
+		if (!strcmp(off->p[i].name, x->name))
+			dx -= off->p[i].ns;
+		if (!strcmp(off->p[i].name, y->name))
+			dy -= off->p[i].ns;
 	}
+	return dx < dy ? 1 : dx > dy ? -1 : 0;
+}
+
+static const char *time_unit(void)
+{
+	return icount ? "virtual ns (instructions)" : "ns while traced (wall clock)";
+}
+
+static void profile_connect(void)
+{
+	static struct profile on, off;
+	long units = quick ? 128 : 1024;
+
+	prof_lfd = listener(ICOUNT_LISTENER + 1);
+	set_module(true);
+	profile_run(&on, connect_funcs, sizeof(connect_funcs) / sizeof(*connect_funcs),
+		    connect_work, units);
+	set_module(false);
+	profile_run(&off, connect_funcs, sizeof(connect_funcs) / sizeof(*connect_funcs),
+		    connect_work, units);
+	set_module(true);
+	listener_close(prof_lfd);
+	qsort_r(on.p, on.n, sizeof(on.p[0]), cmp_prof_delta, &off);
+	note("%s", "");
+	note("profile of the connect path: function_graph on %zu patterns, %ld "
+	     "cycles, %s", sizeof(connect_funcs) / sizeof(*connect_funcs), units,
+	     time_unit());
+	note("per cycle: module loaded %.0f ns untraced, %.0f traced, %.1f traced "
+	     "calls, tracer %.0f ns per call (%.0f inside its own time); not "
+	     "loaded %.0f / %.0f, %.1f calls, %.0f (%.0f) ns per call", on.plain_ns,
+	     on.traced_ns, (double)on.events / units, on.overhead, on.window,
+	     off.plain_ns, off.traced_ns, (double)off.events / units,
+	     off.overhead, off.window);
+	note("ns: inclusive of traced and untraced callees, less the tracer's "
+	     "cost (of traced callees, and inside the call's own time), mean "
+	     "of all but the slowest 3 %% of calls; the module's ftrace "
+	     "callbacks are notrace and count in the function they hook");
+	note("| %-34s | %9s | %9s | %11s | %11s | %10s |", "function", "calls/cyc",
+	     "ns/call", "ns/cycle on", "ns/cyc off", "on - off");
+	note("|------------------------------------|-----------|-----------|"
+	     "-------------|-------------|------------|");
+	for (int i = 0; i < on.n; i++) {
+		const struct prof *p = &on.p[i];
+		double off_ns = 0;
+
+		for (int j = 0; j < off.n; j++)
+			if (!strcmp(off.p[j].name, p->name))
+				off_ns = off.p[j].ns / units;
+		note("| %-34s | %9.2f | %9.0f | %11.0f | %11.0f | %+10.0f |", p->name,
+		     (double)p->calls / units, p->ns / p->calls, p->ns / units,
+		     off_ns, p->ns / units - off_ns);
+		csv("profile_connect", p->name, "ns_per_cycle_on", 0, p->ns / units, "ns");
+		csv("profile_connect", p->name, "ns_per_cycle_off", 0, off_ns, "ns");
+		csv("profile_connect", p->name, "calls_per_cycle_on", 0,
+		    (double)p->calls / units, "calls");
+	}
+	for (int j = 0; j < off.n; j++) {
+		bool seen = false;
+
+		for (int i = 0; i < on.n; i++)
+			seen |= !strcmp(on.p[i].name, off.p[j].name);
+		if (!seen)
+			note("| %-34s | %9s | %9s | %11s | %11.0f | %10s |",
+			     off.p[j].name, "-", "-", "-", off.p[j].ns / units, "");
+	}
+	note("whole cycle, untraced: %.0f ns loaded, %.0f not loaded: %+.0f ns",
+	     on.plain_ns, off.plain_ns, on.plain_ns - off.plain_ns);
+}
+
+static void profile_query(void)
+{
+	static struct profile q[3];
+	static const char *const names[] = { "SO_PEERCRED", "ioctl NO_PATH",
+					     "ioctl path" };
+	long units = quick ? 256 : 2048;
+	struct client cl;
+	int lfd, a;
+
+	/* The query part's setup: a peer in CG_CLIENT, a 4 KiB path buffer. */
+	set_module(true);
+	if (cg_create("bench.slice") || cg_create(CG_CLIENT))
+		die("cgroup");
+	lfd = listen_on(SOCK_NAME "-profile", SOCK_STREAM);
+	if (lfd < 0 || client_start(&cl, CG_CLIENT, SOCK_NAME "-profile", SOCK_STREAM))
+		die("client");
+	a = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (a < 0)
+		die("accept");
+	dev_fd = dev_open();
+	if (dev_fd < 0)
+		die("open " PEERCGROUP_DEVICE_PATH);
+	prof_sock = a;
+	for (prof_method = 0; prof_method < 3; prof_method++)
+		profile_run(&q[prof_method], query_funcs,
+			    sizeof(query_funcs) / sizeof(*query_funcs), query_work,
+			    units);
+	note("%s", "");
+	note("profile of the query paths: function_graph on %zu patterns, %ld "
+	     "queries each on an accepted socket whose peer is in /%s, %s, per "
+	     "query, less the tracer's cost", sizeof(query_funcs) /
+	     sizeof(*query_funcs), units, CG_CLIENT, time_unit());
+	for (int m = 0; m < 3; m++)
+		note("%s: %.0f ns untraced, %.0f traced, %.1f traced calls, tracer "
+		     "%.0f ns per call (%.0f inside its own time)", names[m],
+		     q[m].plain_ns, q[m].traced_ns, (double)q[m].events / units,
+		     q[m].overhead, q[m].window);
+	note("| %-34s | %15s | %15s | %15s |", "function (calls/query x ns)",
+	     names[0], names[1], names[2]);
+	note("|------------------------------------|-----------------|"
+	     "-----------------|-----------------|");
+	/* rows: every function seen by any method, in order of first sight */
+	{
+		static struct profile all;
+
+		all.n = 0;
+		for (int m = 2; m >= 0; m--)
+			for (int i = 0; i < q[m].n; i++)
+				prof_get(&all, q[m].p[i].name);
+		for (int i = 0; i < all.n; i++) {
+			char cell[3][32];
+
+			for (int m = 0; m < 3; m++) {
+				const struct prof *p = NULL;
+
+				for (int j = 0; j < q[m].n; j++)
+					if (!strcmp(q[m].p[j].name, all.p[i].name))
+						p = &q[m].p[j];
+				if (p) {
+					snprintf(cell[m], sizeof(cell[m]), "%.1f x %.0f",
+						 (double)p->calls / units, p->ns / p->calls);
+					csv("profile_query", p->name, names[m], 0,
+					    p->ns / units, "ns");
+				} else {
+					snprintf(cell[m], sizeof(cell[m]), "-");
+				}
+			}
+			note("| %-34s | %15s | %15s | %15s |", all.p[i].name,
+			     cell[0], cell[1], cell[2]);
+		}
+	}
+	close(dev_fd);
+	dev_fd = -1;
+	close(a);
+	close(lfd);
+	client_stop(&cl);
+	cg_remove(CG_CLIENT);
+	cg_remove("bench.slice");
+}
+
+static void bench_profile(void)
+{
+	if (!tracefs_mounted()) {
+		note("profile: no tracefs");
+		return;
+	}
+	profile_connect();
+	profile_query();
 }
 
 int main(int argc, char **argv)
@@ -1326,10 +1970,9 @@ int main(int argc, char **argv)
 	char kver[256] = "";
 	long printk_level;
 
-	(void)argc;
-	(void)argv;
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	guest_begin("bench", argc, argv);
 	read_options();
+	figures_init();
 	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	{
 		int fd = open("/proc/sys/kernel/osrelease", O_RDONLY | O_CLOEXEC);
@@ -1372,9 +2015,25 @@ int main(int argc, char **argv)
 		    WEXITSTATUS(status))
 			die("query part failed");
 	}
+	/* A child again: the device fd would pin the module. */
+	if (part("contention")) {
+		pid_t pid = fork();
+		int status;
+
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			bench_contention();
+			fflush(stdout);
+			_exit(0);
+		}
+		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			die("contention part failed");
+	}
 	if (part("connect"))
-		bench_connect();
-	if (part("live")) {
+		icount ? bench_connect_icount() : bench_connect();
+	if (part("live") && !icount) {
 		note("%s", "");
 		note("connect cost with live connections (1 thread; loaded: the "
 		     "table holds them; not loaded: the same sockets open; blocks "
@@ -1383,12 +2042,15 @@ int main(int argc, char **argv)
 		if (!quick)
 			bench_connect_live(100000);
 	}
+	/* Before the memory part: its 100 k+ entries leave the tables
+	 * shrinking in the background for a while. */
+	if (profile && t_selected("profile"))
+		bench_profile();
 	if (part("memory"))
 		bench_memory();
-	if (profile)
-		bench_profile();
+	figures_print();
 	note("%s", "");
-	note("bench took %.0f s", now_s() - t0);
+	note("bench took %.0f s%s", now_s() - t0, icount ? " (virtual)" : "");
 	if (printk_level > 0) {
 		char lv[24];
 

@@ -8,8 +8,6 @@
  * srcversion (pcg.srcversion=) so the suite can tell it is that one.
  * Usage: dkms_suite [TEST]
  */
-/* This suite uses few of the shared helpers. */
-#pragma GCC diagnostic ignored "-Wunused-function"
 #include "guest.h"
 
 #include <sys/sysmacros.h>
@@ -213,14 +211,11 @@ int main(int argc, char **argv)
 {
 	char cmdline[4096], *p;
 
-	t_suite = "dkms_suite";
-	t_only = argc > 1 ? argv[1] : NULL;
+	guest_begin("dkms_suite", argc, argv);
 	slurp("/proc/cmdline", cmdline, sizeof(cmdline));
 	p = strstr(cmdline, "pcg.srcversion=");
 	if (p)
 		sscanf(p, "pcg.srcversion=%63s", want_srcversion);
-	setvbuf(stdout, NULL, _IOLBF, 0);
-
 	RUN(t_modules_devname);
 	RUN(t_modules_alias);
 	RUN(t_loaded_is_installed);
@@ -229,6 +224,5 @@ int main(int argc, char **argv)
 	RUN(t_autoload_on_open);
 	RUN(t_modprobe_r);
 	RUN(t_modprobe);
-	printf("# dkms_suite: %d passed, %d failed\n", t_pass, t_fail);
-	return 0;
+	return guest_end();
 }

@@ -14,8 +14,6 @@
  * line, or the PCG_FUZZ_ITERS / PCG_FUZZ_SEED environment variables.
  * The seed is printed: rerun a failure with it.
  */
-/* guest.h's client helpers serve the other suites */
-#pragma GCC diagnostic ignored "-Wunused-function"
 #include "guest.h"
 
 #include <linux/fiemap.h>
@@ -157,7 +155,7 @@ static unsigned long pick_cmd(uint64_t *s)
 
 static const int allowed[] = {
 	0, EBADF, ENOTSOCK, EAFNOSUPPORT, EOPNOTSUPP, ENOTCONN, ENODATA, ERANGE,
-	EFAULT, EINVAL, E2BIG, ENOTTY,
+	EFAULT, EINVAL, E2BIG, ENOTTY, EREMOTE, ENAMETOOLONG, ENOMEM,
 };
 
 static void t_fuzz_ioctl(void)
@@ -315,15 +313,9 @@ static void t_fuzz_ioctl(void)
 
 int main(int argc, char **argv)
 {
-	t_suite = "fuzz";
-	t_only = argc > 1 ? argv[1] : NULL;
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!module_loaded() && module_load()) {
-		printf("not ok - fuzz/setup: cannot load %s: %s\n", module_path(),
-		       strerror(errno));
+	guest_begin("fuzz", argc, argv);
+	if (module_require())
 		return 1;
-	}
 	RUN(t_fuzz_ioctl);
-	printf("# fuzz: %d passed, %d failed\n", t_pass, t_fail);
-	return 0;
+	return guest_end();
 }

@@ -6,8 +6,6 @@
  * and report every suspected leak as a failure, with its backtrace.
  * Usage: kmemleak_suite [TEST]
  */
-/* guest.h's client helpers serve the other suites */
-#pragma GCC diagnostic ignored "-Wunused-function"
 #include "guest.h"
 
 #include <sys/mount.h>
@@ -49,9 +47,7 @@ static void t_kmemleak(void)
 
 int main(int argc, char **argv)
 {
-	t_suite = "kmemleak";
-	t_only = argc > 1 ? argv[1] : NULL;
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	guest_begin("kmemleak", argc, argv);
 	RUN(t_kmemleak);
-	return 0;
+	return guest_end();
 }

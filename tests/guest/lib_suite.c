@@ -1,357 +1,217 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libpeercgroup against the REAL module, inside the test guest (root,
- * cgroup2 at /sys/fs/cgroup, module loaded).  Static binary.
- *
- * Output protocol: one line per test, "ok - lib/<name>" or
- * "not ok - lib/<name>: expected X, got Y".  Exit 0 when the suite ran to
- * the end, whatever the results; non-zero only if setup failed.
+ * libpeercgroup against the real module, in the test guest: one test per
+ * promise of libpeercgroup(3).  The raw ioctl's own promises are
+ * module_suite's; these are what the library adds or passes on.
+ * Usage: lib_suite [TEST]
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "guest.h"
 
 #include "peercgroup.h"
 #include "internal.h"
 
-#define CGROOT "/sys/fs/cgroup"
-#define CG_CLIENT "peercgroup-lib-client"
-#define CG_SERVER "peercgroup-lib-server"
+#define CG_SERVER "lib-server"
+#define CG_CLIENT "lib-client"
 
-static int failures;
-
-static void ok(const char *name)
+/* The suite's server: in CG_SERVER since before listen(). */
+static int serve(int type, char *name, size_t size)
 {
-	printf("ok - lib/%s\n", name);
-	fflush(stdout);
-}
+	static int seq;
 
-static void not_ok(const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void not_ok(const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("not ok - lib/%s: ", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	failures++;
-}
-
-#define CHECK_INT(name, want, got) do { \
-	long long w_ = (want), g_ = (got); \
-	if (w_ == g_) ok(name); \
-	else not_ok(name, "expected %lld, got %lld", w_, g_); } while (0)
-
-#define CHECK_STR(name, want, got) do { \
-	const char *w_ = (want), *g_ = (got); \
-	if (g_ && !strcmp(w_, g_)) ok(name); \
-	else not_ok(name, "expected %s, got %s", w_, g_ ? g_ : "(null)"); } while (0)
-
-static void die(const char *what)
-{
-	printf("Bail out! lib_suite setup: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
-
-static int write_file(const char *fn, const char *s)
-{
-	int fd = open(fn, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
+	snprintf(name, size, "pcg-lib-%d-%d", (int)getpid(), seq++);
+	if (cg_create(CG_SERVER) || cg_create(CG_CLIENT) || cg_move(CG_SERVER, 0))
 		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
+	return listen_on(name, type);
 }
 
-static int join_cgroup(const char *name)
+/* peercgroup_get() on the accepted socket gives the client's cgroup at connect time. */
+static void accept_side_answers(int type)
 {
-	char fn[256], pid[32];
+	struct peercgroup_info info;
+	struct client c;
+	char name[64];
+	uint64_t id = 0;
+	int lfd, fd, err;
 
-	snprintf(fn, sizeof(fn), CGROOT "/%s/cgroup.procs", name);
-	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
-	return write_file(fn, pid);
+	SYS(lfd = serve(type, name, sizeof(name)));
+	SYS(client_start(&c, CG_CLIENT, name, type));
+	SYS(fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+	err = peercgroup_get(fd, 0, &info);
+	CHECK_INT(0, err);
+	CHECK_STR("/" CG_CLIENT, info.path);
+	CHECK_INT(strlen("/" CG_CLIENT), info.path_len);
+	CHECK_INT(cg_id(CG_CLIENT), info.cgroup_id);
+	CHECK_INT(c.pid, info.pid);
+	CHECK_INT(0, info.flags);
+	peercgroup_info_free(&info);
+	CHECK_INT(0, peercgroup_get_id(fd, &id));
+	CHECK_INT(cg_id(CG_CLIENT), id);
 }
 
-static uint64_t cgroup_ino(const char *name)
+static void t_stream_accept_side(void)
 {
-	char fn[256];
-	struct stat st;
-
-	snprintf(fn, sizeof(fn), CGROOT "/%s", name);
-	return stat(fn, &st) == 0 ? (uint64_t)st.st_ino : 0;
+	accept_side_answers(SOCK_STREAM);
 }
 
-static socklen_t addr(struct sockaddr_un *sa, const char *name)
+static void t_seqpacket_accept_side(void)
 {
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	/* abstract: nothing to clean up in the guest's filesystem */
-	snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1, "%s", name);
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name));
+	accept_side_answers(SOCK_SEQPACKET);
 }
 
-/*
- * Client child: join CG_CLIENT, connect, check its view of the listener,
- * report through @res ("<errno> <path>"), then wait for the parent's byte
- * so that it is alive while the parent queries it.
- */
-static void client(int type, const char *sockname, int res)
+/* In the client: its connected socket names the listener's cgroup. */
+static void client_sees_listener(void *name)
 {
-	struct sockaddr_un sa;
-	socklen_t len = addr(&sa, sockname);
-	char *path = NULL, buf[4200], c;
-	int fd, r;
+	char *path = NULL;
+	int fd;
 
-	if (join_cgroup(CG_CLIENT) < 0)
-		_exit(3);
-	fd = socket(AF_UNIX, type, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, len) < 0)
-		_exit(4);
-	r = peercgroup_get_path(fd, &path);
-	snprintf(buf, sizeof(buf), "%d %s", r, path ? path : "");
+	SYS(cg_move(CG_CLIENT, 0));
+	SYS(fd = connect_to(name, SOCK_STREAM));
+	CHECK_INT(0, peercgroup_get_path(fd, &path));
+	CHECK_STR("/" CG_SERVER, path);
 	free(path);
-	if (write(res, buf, strlen(buf)) < 0)
-		_exit(5);
-	close(res);
-	(void)!read(fd, &c, 1);		/* parent closes when done */
-	_exit(0);
 }
 
-static void test_pair(int type, const char *tname)
+static void t_client_side_names_listener(void)
 {
-	char name[64], sockname[64], buf[4200];
-	struct sockaddr_un sa;
-	struct peercgroup_info info;
-	uint64_t id = 0, want_id = cgroup_ino(CG_CLIENT);
-	int lfd, cfd, p[2], status, r;
-	ssize_t n;
-	pid_t pid;
+	char name[64];
 
-	snprintf(sockname, sizeof(sockname), "peercgroup-lib-%s-%d", tname, (int)getpid());
-	lfd = socket(AF_UNIX, type, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, addr(&sa, sockname)) < 0 ||
-	    listen(lfd, 4) < 0 || pipe(p) < 0)
-		die("listener");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (pid == 0) {
-		close(p[0]);
-		client(type, sockname, p[1]);
-	}
-	close(p[1]);
-	cfd = accept(lfd, NULL, NULL);
-	if (cfd < 0)
-		die("accept");
-
-	r = peercgroup_get(cfd, 0, &info);
-	snprintf(name, sizeof(name), "%s-get", tname);
-	CHECK_INT(name, 0, r);
-	snprintf(name, sizeof(name), "%s-path", tname);
-	CHECK_STR(name, "/" CG_CLIENT, info.path);
-	snprintf(name, sizeof(name), "%s-path_len", tname);
-	CHECK_INT(name, strlen("/" CG_CLIENT), info.path_len);
-	snprintf(name, sizeof(name), "%s-id-is-inode", tname);
-	CHECK_INT(name, want_id, info.cgroup_id);
-	snprintf(name, sizeof(name), "%s-pid", tname);
-	CHECK_INT(name, pid, info.pid);
-	snprintf(name, sizeof(name), "%s-flags", tname);
-	CHECK_INT(name, 0, info.flags);
-	peercgroup_info_free(&info);
-
-	r = peercgroup_get_id(cfd, &id);
-	snprintf(name, sizeof(name), "%s-get_id", tname);
-	if (r == 0)
-		CHECK_INT(name, want_id, id);
-	else
-		not_ok(name, "expected 0, got %d (%s)", r, peercgroup_strerror(r));
-
-	/* the client's view: the listener, in CG_SERVER since before listen() */
-	n = read(p[0], buf, sizeof(buf) - 1);
-	buf[n > 0 ? n : 0] = '\0';
-	snprintf(name, sizeof(name), "%s-client-sees-listener", tname);
-	CHECK_STR(name, "0 /" CG_SERVER, buf);
-
-	/* live answer: same cgroup now, and marked live */
-	r = peercgroup_get(cfd, PEERCGROUP_GET_LIVE, &info);
-	snprintf(name, sizeof(name), "%s-live", tname);
-	if (r == 0 && (info.flags & PEERCGROUP_INFO_LIVE))
-		CHECK_STR(name, "/" CG_CLIENT, info.path);
-	else
-		not_ok(name, "expected 0 and LIVE, got %d flags %#x", r, info.flags);
-	peercgroup_info_free(&info);
-
-	close(cfd);
-	close(p[0]);
-	close(lfd);
-	waitpid(pid, &status, 0);
-	snprintf(name, sizeof(name), "%s-client-exit", tname);
-	CHECK_INT(name, 0, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	SYS(serve(SOCK_STREAM, name, sizeof(name)));
+	t_in_child(client_sees_listener, name);
 }
 
-/* Connection made, then the client moves cgroup and exits: the record
- * stays the connect-time one, and the flags say what changed. */
-static void test_connect_time(void)
+/* PEERCGROUP_GET_LIVE answers the peer's cgroup now, and says so. */
+static void t_live_answer(void)
 {
 	struct peercgroup_info info;
-	int sv[2], status, r;
-	pid_t pid;
-	char c;
+	struct client c;
+	char name[64];
+	int lfd, fd;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
-		die("socketpair");
-	pid = fork();
-	if (pid == 0) {		/* socketpair() was made in CG_SERVER */
-		close(sv[0]);
-		(void)!read(sv[1], &c, 1);
-		_exit(0);
-	}
-	close(sv[1]);
-	r = peercgroup_get(sv[0], 0, &info);
-	CHECK_STR("socketpair-path", "/" CG_SERVER, r == 0 ? info.path : peercgroup_strerror(r));
-	CHECK_INT("socketpair-pid-is-creator", getpid(), info.pid);
+	SYS(lfd = serve(SOCK_STREAM, name, sizeof(name)));
+	SYS(cg_create("lib-moved"));
+	SYS(client_start(&c, CG_CLIENT, name, SOCK_STREAM));
+	SYS(fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(client_move(&c, "lib-moved"));
+	CHECK_INT(0, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
+	CHECK(info.flags & PEERCGROUP_INFO_LIVE, "flags %#x lack PEERCGROUP_INFO_LIVE", info.flags);
+	CHECK_STR("/lib-moved", info.path);
 	peercgroup_info_free(&info);
-	(void)!write(sv[0], "x", 1);
-	waitpid(pid, &status, 0);
-	close(sv[0]);
+	/* the connect-time answer did not move */
+	CHECK_INT(0, peercgroup_get(fd, 0, &info));
+	CHECK_STR("/" CG_CLIENT, info.path);
+	peercgroup_info_free(&info);
 }
 
-static void test_errors(void)
-{
-	struct peercgroup_info info;
-	int sv[2], fd;
-	sa_family_t fam = AF_UNIX;
-
-	CHECK_INT("err-ebadf", -EBADF, peercgroup_get(1000, 0, &info));
-	fd = open("/", O_RDONLY | O_CLOEXEC);
-	CHECK_INT("err-enotsock", -ENOTSOCK, peercgroup_get(fd, 0, &info));
-	close(fd);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	CHECK_INT("err-eafnosupport", -EAFNOSUPPORT, peercgroup_get(fd, 0, &info));
-	close(fd);
-	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0) {
-		CHECK_INT("err-eopnotsupp-dgram", -EOPNOTSUPP, peercgroup_get(sv[0], 0, &info));
-		close(sv[0]);
-		close(sv[1]);
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	CHECK_INT("err-enotconn-unconnected", -ENOTCONN, peercgroup_get(fd, 0, &info));
-	if (bind(fd, (struct sockaddr *)&fam, sizeof(fam)) == 0 && listen(fd, 1) == 0)
-		CHECK_INT("err-enotconn-listening", -ENOTCONN, peercgroup_get(fd, 0, &info));
-	close(fd);
-	CHECK_INT("err-einval-flags", -EINVAL, peercgroup_get(0, 1U << 20, &info));
-}
-
-static void test_module_info(void)
-{
-	struct peercgroup_module m;
-	int r = peercgroup_module_info(&m);
-
-	CHECK_INT("version-call", 0, r);
-	CHECK_INT("version-abi", PEERCGROUP_ABI_VERSION, m.abi_version);
-	CHECK_INT("version-query-size", sizeof(struct peercgroup_query), m.query_size);
-	CHECK_INT("version-no-path-flag", PEERCGROUP_QUERY_NO_PATH,
-		  m.query_flags & PEERCGROUP_QUERY_NO_PATH);
-	CHECK_INT("version-stream-feature", 1, !!(m.features & PEERCGROUP_FEATURE_STREAM));
-	if (m.version[0])
-		ok("version-string");
-	else
-		not_ok("version-string", "expected non-empty, got \"\"");
-}
-
-/* The module is loaded here: point the library at a missing node. */
-static void test_module_absent(void)
+/* Both ends of a socketpair name its creator, whoever holds them later. */
+static void t_socketpair_names_creator(void)
 {
 	struct peercgroup_info info;
 	int sv[2];
 
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
-		die("socketpair");
-	pcg_test_set_device("/dev/peercgroup-absent");
-	CHECK_INT("absent-enopkg", -ENOPKG, peercgroup_get(sv[0], 0, &info));
-	pcg_test_set_device(NULL);
-	CHECK_INT("absent-recovers", 0, peercgroup_get(sv[0], 0, &info));
+	SYS(cg_create(CG_SERVER));
+	SYS(cg_move(CG_SERVER, 0));
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	SYS(cg_move("", 0));
+	CHECK_INT(0, peercgroup_get(sv[1], 0, &info));
+	CHECK_STR("/" CG_SERVER, info.path);
+	CHECK_INT(getpid(), info.pid);
 	peercgroup_info_free(&info);
-	close(sv[0]);
-	close(sv[1]);
 }
 
-/* After fork() the child must reopen, not reuse, the descriptor. */
-static void test_fork(void)
+/* Each bad input gives its documented negative errno. */
+static void t_errors(void)
 {
 	struct peercgroup_info info;
-	int sv[2], status;
-	pid_t pid;
+	sa_family_t unnamed = AF_UNIX;
+	int sv[2], fd;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
-		die("socketpair");
-	peercgroup_get(sv[0], 0, &info);	/* parent has opened the device */
-	peercgroup_info_free(&info);
-	pid = fork();
-	if (pid == 0) {
-		int fd;
-
-		/* a daemon closing every fd: the library must not be fooled */
-		for (fd = 3; fd < 64; fd++)
-			if (fd != sv[0])
-				close(fd);
-		fd = open("/dev/null", O_RDONLY);	/* takes a freed number */
-		_exit(peercgroup_get(sv[0], 0, &info) == 0 ? 0 : 1);
-		(void)fd;
-	}
-	waitpid(pid, &status, 0);
-	CHECK_INT("fork-child-reopens", 0, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	close(sv[0]);
-	close(sv[1]);
+	CHECK_INT(-EBADF, peercgroup_get(1000, 0, &info));
+	SYS(fd = open("/", O_RDONLY | O_CLOEXEC));
+	CHECK_INT(-ENOTSOCK, peercgroup_get(fd, 0, &info));
+	SYS(fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+	CHECK_INT(-EAFNOSUPPORT, peercgroup_get(fd, 0, &info));
+	SYS(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv));
+	CHECK_INT(-EOPNOTSUPP, peercgroup_get(sv[0], 0, &info));
+	SYS(fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+	CHECK_INT(-ENOTCONN, peercgroup_get(fd, 0, &info));
+	SYS(bind(fd, (struct sockaddr *)&unnamed, sizeof(unnamed)));	/* autobind */
+	SYS(listen(fd, 1));
+	CHECK_INT(-ENOTCONN, peercgroup_get(fd, 0, &info));
+	CHECK_INT(-EINVAL, peercgroup_get(0, 1U << 20, &info));
 }
 
-int main(void)
+/* peercgroup_module_info() reports the loaded module's ABI. */
+static void t_module_info(void)
 {
-	char fn[256];
+	struct peercgroup_module m;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	signal(SIGPIPE, SIG_IGN);
-	/* setup: two fresh cgroups; the suite itself lives in CG_SERVER */
-	snprintf(fn, sizeof(fn), CGROOT "/%s", CG_CLIENT);
-	if (mkdir(fn, 0755) < 0 && errno != EEXIST)
-		die("mkdir client cgroup");
-	snprintf(fn, sizeof(fn), CGROOT "/%s", CG_SERVER);
-	if (mkdir(fn, 0755) < 0 && errno != EEXIST)
-		die("mkdir server cgroup");
-	if (join_cgroup(CG_SERVER) < 0)
-		die("join server cgroup");
+	CHECK_INT(0, peercgroup_module_info(&m));
+	CHECK_INT(PEERCGROUP_ABI_VERSION, m.abi_version);
+	CHECK_INT(sizeof(struct peercgroup_query), m.query_size);
+	CHECK(m.query_flags & PEERCGROUP_QUERY_NO_PATH, "query flags %#x", m.query_flags);
+	CHECK(m.features & PEERCGROUP_FEATURE_STREAM, "features %#llx",
+	      (unsigned long long)m.features);
+	CHECK(m.version[0], "empty module version");
+}
 
-	test_module_info();
-	test_pair(SOCK_STREAM, "stream");
-	test_pair(SOCK_SEQPACKET, "seqpacket");
-	test_connect_time();
-	test_errors();
-	test_module_absent();
-	test_fork();
+static void use_real_device(void)
+{
+	pcg_test_set_device(NULL);
+}
 
-	/* leave the cgroups again so they can be removed */
-	write_file(CGROOT "/cgroup.procs", "0\n");
-	snprintf(fn, sizeof(fn), CGROOT "/%s", CG_CLIENT);
-	rmdir(fn);
-	snprintf(fn, sizeof(fn), CGROOT "/%s", CG_SERVER);
-	rmdir(fn);
-	fprintf(stderr, "lib_suite: %d failure(s)\n", failures);
-	return 0;
+/* Without the device the answer is ENOPKG, and the library recovers once it is back. */
+static void t_module_absent_enopkg(void)
+{
+	struct peercgroup_info info;
+	int sv[2];
+
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	pcg_test_set_device("/dev/peercgroup-absent");
+	defer_call(use_real_device);
+	CHECK_INT(-ENOPKG, peercgroup_get(sv[0], 0, &info));
+	pcg_test_set_device(NULL);
+	CHECK_INT(0, peercgroup_get(sv[0], 0, &info));
+	peercgroup_info_free(&info);
+}
+
+/* A forked child that closed every fd (a daemon) still gets answers. */
+static void child_closes_all_and_asks(void *arg)
+{
+	struct peercgroup_info info;
+	int keep = *(int *)arg;
+
+	for (int fd = 3; fd < 64; fd++)
+		if (fd != keep)
+			close(fd);
+	SYS(open("/dev/null", O_RDONLY));	/* takes the library's old number */
+	CHECK_INT(0, peercgroup_get(keep, 0, &info));
+	peercgroup_info_free(&info);
+}
+
+static void t_fork_child_reopens(void)
+{
+	struct peercgroup_info info;
+	int sv[2];
+
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	CHECK_INT(0, peercgroup_get(sv[0], 0, &info));	/* the device is open now */
+	peercgroup_info_free(&info);
+	t_in_child(child_closes_all_and_asks, &sv[0]);
+}
+
+int main(int argc, char **argv)
+{
+	guest_begin("lib", argc, argv);
+	if (module_require())
+		return 1;
+	RUN(t_module_info);
+	RUN(t_stream_accept_side);
+	RUN(t_seqpacket_accept_side);
+	RUN(t_client_side_names_listener);
+	RUN(t_live_answer);
+	RUN(t_socketpair_names_creator);
+	RUN(t_errors);
+	RUN(t_module_absent_enopkg);
+	RUN(t_fork_child_reopens);
+	return guest_end();
 }

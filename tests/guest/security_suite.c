@@ -6,8 +6,6 @@
  * non-root caller anything root would not get.  Runs as root in the guest
  * with cgroup2 at CGROOT.  Usage: security_suite [TEST]
  */
-/* guest.h's client helpers serve the other suites */
-#pragma GCC diagnostic ignored "-Wunused-function"
 #include "guest.h"
 
 #include <dirent.h>
@@ -15,102 +13,64 @@
 #include <netinet/in.h>
 #include <sys/klog.h>
 
-/* Runs @fn in a child; the child's message (if any) is the failure. */
-static void in_child(void (*fn)(int out), char *msg, size_t size, int *status)
-{
-	int p[2];
-	ssize_t n;
-	pid_t pid;
-
-	msg[0] = 0;
-	if (pipe2(p, O_CLOEXEC)) {
-		snprintf(msg, size, "pipe: %s", strerror(errno));
-		return;
-	}
-	pid = fork();
-	if (pid == 0) {
-		close(p[0]);
-		fn(p[1]);
-		_exit(0);
-	}
-	close(p[1]);
-	n = read(p[0], msg, size - 1);
-	msg[n > 0 ? n : 0] = 0;
-	close(p[0]);
-	waitpid(pid, status, 0);
-}
-
-static int pair_fd[2];
-
 /*
  * One recorded socket (a pair made in cgroup sec/a), seen from four
- * cgroup namespaces: each answer must read like /proc/self/cgroup of a
- * process in sec/a read from that namespace.
+ * cgroup namespaces: each answer must read like /proc/PID/cgroup of a
+ * process in sec/a, read from that namespace.
  */
-static void ns_view(int out, const char *cg, bool newns, pid_t creator, const char *fixed)
+struct ns_view {
+	const char *cg;		/* where the viewer's namespace is rooted */
+	bool new_ns;
+	const char *proc_says;	/* what /proc shows there for sec/a */
+	int fd;			/* the recorded socket */
+	pid_t in_sec_a;		/* a process in sec/a */
+};
+
+static void answer_reads_like_proc(void *arg)
 {
+	const struct ns_view *v = arg;
 	struct peercgroup_query q;
 	char path[256], want[256];
-	int err;
 
-	if (cg_move(cg, 0) || (newns && unshare(CLONE_NEWCGROUP)))
-		_exit(dprintf(out, "%s: setup: %s", cg, strerror(errno)) && 0);
-	if (proc_cgroup(creator, want, sizeof(want)))
-		_exit(dprintf(out, "%s: /proc/%d/cgroup", cg, (int)creator) && 0);
-	if (strcmp(want, fixed))
-		_exit(dprintf(out, "ns at %s: /proc says \"%s\", not \"%s\"", cg, want, fixed) && 0);
-	err = query(pair_fd[1], &q, path, sizeof(path));
-	if (err || strcmp(path, want) || q.path_len != strlen(want))
-		_exit(dprintf(out, "ns at %s: expected \"%s\", got err %d \"%s\"", cg, want,
-			      err, err ? "" : path) && 0);
-	_exit(0);
+	SYS(cg_move(v->cg, 0));
+	if (v->new_ns)
+		SYS(unshare(CLONE_NEWCGROUP));
+	SYS(proc_cgroup(v->in_sec_a, want, sizeof(want)));
+	CHECK_STR(v->proc_says, want);
+	CHECK_INT(0, query(v->fd, &q, path, sizeof(path)));
+	CHECK_STR(want, path);
+	CHECK_INT(strlen(want), q.path_len);
 }
-
-static pid_t sec_creator;
-static void ns_root(int out) { ns_view(out, "", false, sec_creator, "/sec/a"); }
-static void ns_same(int out) { ns_view(out, "sec/a", true, sec_creator, "/"); }
-static void ns_below(int out) { ns_view(out, "sec/a/deep", true, sec_creator, "/.."); }
-static void ns_beside(int out) { ns_view(out, "sec/b/c", true, sec_creator, "/../../a"); }
 
 static void s_path_relative_to_caller_ns(void)
 {
-	void (*views[])(int) = { ns_root, ns_same, ns_below, ns_beside };
-	char msg[512];
-	int status, holder[2];
-	pid_t holder_pid;
+	struct ns_view views[] = {
+		{ .cg = "", .new_ns = false, .proc_says = "/sec/a" },
+		{ .cg = "sec/a", .new_ns = true, .proc_says = "/" },
+		{ .cg = "sec/a/deep", .new_ns = true, .proc_says = "/.." },
+		{ .cg = "sec/b/c", .new_ns = true, .proc_says = "/../../a" },
+	};
+	int sv[2];
+	pid_t in_sec_a;
 
 	SYS(cg_create("sec"));
 	SYS(cg_create("sec/a"));
 	SYS(cg_create("sec/a/deep"));
 	SYS(cg_create("sec/b"));
 	SYS(cg_create("sec/b/c"));
-	/* a process that stays in sec/a makes the pair; /proc/PID/cgroup of it
-	 * is the reference in every namespace
-	 */
-	SYS(pipe2(holder, O_CLOEXEC));
 	SYS(cg_move("sec/a", 0));
-	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair_fd));
-	holder_pid = fork();
-	if (holder_pid == 0) {
-		char b;
-
-		close(holder[1]);
-		_exit(read(holder[0], &b, 1) < 0);
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	SYS(in_sec_a = fork());
+	if (in_sec_a == 0) {
+		pause();
+		_exit(0);
 	}
-	close(holder[0]);
 	SYS(cg_move("", 0));
-	sec_creator = holder_pid;
 	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
-		in_child(views[i], msg, sizeof(msg), &status);
-		if (msg[0] || status)
-			break;
+		views[i].fd = sv[1];
+		views[i].in_sec_a = in_sec_a;
+		t_in_child(answer_reads_like_proc, &views[i]);
 	}
-	close(holder[1]);
-	waitpid(holder_pid, NULL, 0);
-	close(pair_fd[0]);
-	close(pair_fd[1]);
-	CHECK(!msg[0], "%s", msg);
-	CHECK_INT(0, status);
 }
 
 /* A kernel address printed in hex: "ffff" + 12 more hex digits, or any
@@ -333,11 +293,52 @@ static void ask_all(const int *fds, struct answer *a)
 		close(dev);
 }
 
+static void become_nobody(void)
+{
+	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+		FAIL("cannot become nobody: %s", strerror(errno));
+}
+
+struct root_answers {
+	const int *fds;
+	struct answer *a;
+};
+
+/* As nobody: the same answers, byte for byte, and nothing more. */
+static void nobody_gets_the_same(void *arg)
+{
+	const struct root_answers *root = arg;
+	struct answer na[NANS];
+
+	become_nobody();
+	ask_all(root->fds, na);
+	for (int i = 0; i < NANS; i++) {
+		struct answer *ra = &root->a[i];
+
+		ra->q.path = na[i].q.path = 0;	/* our two buffers' addresses */
+		CHECK(ra->err == na[i].err, "fd #%d: root err %d, nobody err %d",
+		      i, ra->err, na[i].err);
+		CHECK(!memcmp(&ra->q, &na[i].q, sizeof(ra->q)),
+		      "fd #%d: the query outputs differ: root id %llu len %u pid %d flags %#x, nobody id %llu len %u pid %d flags %#x",
+		      i, (unsigned long long)ra->q.cgroup_id, ra->q.path_len, ra->q.pid,
+		      ra->q.result_flags, (unsigned long long)na[i].q.cgroup_id,
+		      na[i].q.path_len, na[i].q.pid, na[i].q.result_flags);
+		CHECK(!memcmp(ra->path, na[i].path, sizeof(ra->path)),
+		      "fd #%d: paths \"%s\" vs \"%s\"", i, ra->path, na[i].path);
+	}
+	CHECK(root->a[0].v.size && !memcmp(&root->a[0].v, &na[0].v, sizeof(na[0].v)),
+	      "the version outputs differ");
+	/* nothing more: no counters, no unload */
+	CHECK(open("/sys/module/peercgroup/counters/queries", O_RDONLY) < 0 && errno == EACCES,
+	      "nobody can read the counters");
+	CHECK(syscall(SYS_delete_module, "peercgroup", O_NONBLOCK) < 0 && errno == EPERM,
+	      "nobody could unload the module");
+}
+
 static void s_non_root_nothing_more(void)
 {
-	struct answer ra[NANS], na[NANS];
-	int fds[NANS], sv[2], sq[2], dg[2], lfd, cli, acc, reg, inet, res[2], status;
-	pid_t pid;
+	struct answer ra[NANS];
+	int fds[NANS], sv[2], sq[2], dg[2], lfd, cli, acc, reg, inet;
 	char name[48];
 
 	SYS(cg_create("sec"));
@@ -364,43 +365,7 @@ static void s_non_root_nothing_more(void)
 	fds[7] = inet;
 	fds[8] = 999;
 	ask_all(fds, ra);
-	SYS(pipe2(res, O_CLOEXEC));
-	pid = fork();
-	if (pid == 0) {
-		close(res[0]);
-		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
-			_exit(2);
-		cg_move("", 0);	/* not allowed for nobody: stays where it is */
-		ask_all(fds, na);
-		if (write(res[1], na, sizeof(na)) != sizeof(na))
-			_exit(3);
-		/* nothing more: no counters, no unload, no way to make records */
-		if (open("/sys/module/peercgroup/counters/queries", O_RDONLY) >= 0)
-			_exit(4);
-		if (!syscall(SYS_delete_module, "peercgroup", O_NONBLOCK) || errno != EPERM)
-			_exit(5);
-		_exit(0);
-	}
-	close(res[1]);
-	CHECK_INT((long long)sizeof(na), read(res[0], na, sizeof(na)));
-	close(res[0]);
-	waitpid(pid, &status, 0);
-	CHECK_INT(0, status);
-	for (int i = 0; i < NANS; i++) {
-		ra[i].q.path = na[i].q.path = 0;	/* our two buffers' addresses */
-		CHECK(ra[i].err == na[i].err, "fd #%d: root err %d, nobody err %d",
-		      i, ra[i].err, na[i].err);
-		CHECK(!memcmp(&ra[i].q, &na[i].q, sizeof(ra[i].q)),
-		      "fd #%d: the query outputs differ: root id %llu len %u pid %d flags %#x, nobody id %llu len %u pid %d flags %#x",
-		      i, (unsigned long long)ra[i].q.cgroup_id, ra[i].q.path_len, ra[i].q.pid,
-		      ra[i].q.result_flags, (unsigned long long)na[i].q.cgroup_id,
-		      na[i].q.path_len, na[i].q.pid, na[i].q.result_flags);
-		CHECK(!memcmp(ra[i].path, na[i].path, sizeof(ra[i].path)),
-		      "fd #%d: paths \"%s\" vs \"%s\"", i, ra[i].path, na[i].path);
-	}
-	CHECK(ra[0].v.size && !memcmp(&ra[0].v, &na[0].v, sizeof(ra[0].v)),
-	      "the version outputs differ");
-	/* the answers are the documented ones, so the comparison is not vacuous */
+	/* root's answers are the documented ones, so the comparison is not vacuous */
 	CHECK_INT(0, ra[0].err);
 	CHECK_INT(0, ra[1].err);
 	CHECK_INT(0, ra[2].err);
@@ -412,29 +377,35 @@ static void s_non_root_nothing_more(void)
 	CHECK_INT(-EBADF, ra[8].err);
 	CHECK_STR("/sec", ra[2].path);
 	CHECK_STR("/sec/a", ra[0].path);
-	for (int i = 0; i < 2; i++) {
-		close(sv[i]);
-		close(sq[i]);
-		close(dg[i]);
-	}
-	close(cli);
-	close(acc);
-	close(lfd);
-	close(reg);
-	close(inet);
+	t_in_child(nobody_gets_the_same, &(struct root_answers){ .fds = fds, .a = ra });
 }
 
 /* A socket handed to a non-root process over SCM_RIGHTS answers the same. */
+struct passed_fd {
+	int carrier;			/* SCM_RIGHTS arrives here */
+	struct peercgroup_query want;	/* root's answer */
+	char want_path[256];
+};
+
+static void nobody_asks_about_passed_fd(void *arg)
+{
+	const struct passed_fd *p = arg;
+	struct peercgroup_query q;
+	char path[256];
+	int fd;
+
+	become_nobody();
+	SYS(fd = recv_fd(p->carrier));
+	CHECK_INT(0, query(fd, &q, path, sizeof(path)));
+	CHECK_STR(p->want_path, path);
+	CHECK_INT(p->want.cgroup_id, q.cgroup_id);
+	CHECK_INT(p->want.pid, q.pid);
+}
+
 static void s_passed_fd_same_answer(void)
 {
-	struct peercgroup_query q;
-	char path[256], cmsgbuf[CMSG_SPACE(sizeof(int))], b = 'f';
-	int sv[2], carrier[2], res[2], status;
-	struct iovec iov = { .iov_base = &b, .iov_len = 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cmsgbuf, .msg_controllen = sizeof(cmsgbuf) };
-	struct cmsghdr *cm;
-	pid_t pid;
+	struct passed_fd p;
+	int sv[2], carrier[2];
 
 	SYS(cg_create("sec"));
 	SYS(cg_create("sec/a"));
@@ -442,74 +413,24 @@ static void s_passed_fd_same_answer(void)
 	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
 	SYS(cg_move("", 0));
 	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, carrier));
-	SYS(pipe2(res, O_CLOEXEC));
-	CHECK_INT(0, query(sv[1], &q, path, sizeof(path)));
-	CHECK_STR("/sec/a", path);
-	pid = fork();
-	if (pid == 0) {
-		struct peercgroup_query nq;
-		char npath[256], nb;
-		struct iovec niov = { .iov_base = &nb, .iov_len = 1 };
-		char ncm[CMSG_SPACE(sizeof(int))];
-		struct msghdr nmh = { .msg_iov = &niov, .msg_iovlen = 1,
-				      .msg_control = ncm, .msg_controllen = sizeof(ncm) };
-		int fd, err;
-
-		close(res[0]);
-		close(sv[0]);
-		close(sv[1]);	/* only the passed one */
-		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
-			_exit(2);
-		if (recvmsg(carrier[1], &nmh, 0) != 1 || !CMSG_FIRSTHDR(&nmh))
-			_exit(3);
-		memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&nmh)), sizeof(fd));
-		err = query(fd, &nq, npath, sizeof(npath));
-		if (dprintf(res[1], "%d %s %llu %d", err, err ? "-" : npath,
-			    (unsigned long long)nq.cgroup_id, nq.pid) < 0)
-			_exit(4);
-		_exit(0);
-	}
-	close(res[1]);
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &sv[1], sizeof(int));
-	CHECK_INT(1, sendmsg(carrier[0], &mh, 0));
-	{
-		char got[300] = "", want[300];
-		ssize_t n = read(res[0], got, sizeof(got) - 1);
-
-		got[n > 0 ? n : 0] = 0;
-		snprintf(want, sizeof(want), "0 /sec/a %llu %d",
-			 (unsigned long long)q.cgroup_id, q.pid);
-		waitpid(pid, &status, 0);
-		close(res[0]);
-		close(carrier[0]);
-		close(carrier[1]);
-		close(sv[0]);
-		close(sv[1]);
-		CHECK_INT(0, status);
-		CHECK_STR(want, got);
-	}
+	CHECK_INT(0, query(sv[1], &p.want, p.want_path, sizeof(p.want_path)));
+	CHECK_STR("/sec/a", p.want_path);
+	SYS(send_fd(carrier[0], sv[1]));
+	close(sv[1]);	/* the receiver holds the only copy */
+	p.carrier = carrier[1];
+	t_in_child(nobody_asks_about_passed_fd, &p);
 }
 
 int main(int argc, char **argv)
 {
-	t_suite = "security";
-	t_only = argc > 1 ? argv[1] : NULL;
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!module_loaded() && module_load()) {
-		printf("not ok - security/setup: cannot load %s: %s\n", module_path(),
-		       strerror(errno));
+	guest_begin("security", argc, argv);
+	if (module_require())
 		return 1;
-	}
 	RUN(s_path_relative_to_caller_ns);
 	RUN(s_other_process_fd);
 	RUN(s_non_root_nothing_more);
 	RUN(s_passed_fd_same_answer);
 	/* last: it reads the kernel log of everything before */
 	RUN(s_no_kernel_pointers);
-	printf("# security: %d passed, %d failed\n", t_pass, t_fail);
-	return 0;
+	return guest_end();
 }

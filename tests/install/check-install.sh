@@ -33,7 +33,10 @@ LD_LIBRARY_PATH="$lib" "$work/smoke"
 readelf -d "$work/smoke" | grep -q 'NEEDED.*libpeercgroup.so.1' || { echo "smoke not linked to libpeercgroup.so.1"; exit 1; }
 bad=$(nm -D --defined-only "$lib/libpeercgroup.so.1" | awk '$3 !~ /^peercgroup_/ && $3 !~ /^LIBPEERCGROUP_/ {print $3}')
 [ -z "$bad" ] || { echo "unexpected exports: $bad"; exit 1; }
-for f in "$dest$prefix/include/linux/peercgroup.h" "$lib/libpeercgroup.a" "$dest$prefix/bin/peercgroup" \
+# The headers live in include/peercgroup/; include/linux/ belongs to the
+# kernel's headers package.
+[ ! -e "$dest$prefix/include/linux" ] || { echo "installed into $prefix/include/linux"; exit 1; }
+for f in "$dest$prefix/include/peercgroup/peercgroup.h" "$dest$prefix/include/peercgroup/linux/peercgroup.h" "$lib/libpeercgroup.a" "$dest$prefix/bin/peercgroup" \
 	"$dest$prefix/share/man/man1/peercgroup.1" "$dest$prefix/share/man/man3/libpeercgroup.3" \
 	"$dest$prefix/share/man/man4/peercgroup.4" "$dest$prefix/share/man/man3/peercgroup_get.3"; do
 	[ -e "$f" ] || { echo "missing: $f"; exit 1; }

@@ -13,6 +13,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
+#include <sched.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +43,7 @@ static struct {
 	int32_t pid;
 	uint32_t result_flags;
 	struct peercgroup_query last;	/* what the library sent last */
+	int wrong_file;			/* an ioctl went to something else */
 	int version_calls, query_calls;
 } fake;
 
@@ -47,7 +53,11 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	va_list ap;
 	void *arg;
 
-	(void)fd;
+	struct stat st;
+
+	/* Only ever the device the test named (a character device). */
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode))
+		__atomic_add_fetch(&fake.wrong_file, 1, __ATOMIC_SEQ_CST);
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
@@ -265,12 +275,14 @@ static void test_query_errnos(void **state)
 static void test_open_errnos(void **state)
 {
 	(void)state;
-	assert_int_equal(pcg_map_open_errno(ENOENT), -ENOPKG);
-	assert_int_equal(pcg_map_open_errno(ENXIO), -ENOPKG);
-	assert_int_equal(pcg_map_open_errno(ENODEV), -ENOPKG);
-	assert_int_equal(pcg_map_open_errno(EACCES), -EACCES);
-	assert_int_equal(pcg_map_open_errno(EPERM), -EACCES);
-	assert_int_equal(pcg_map_open_errno(EMFILE), -EMFILE);
+	assert_int_equal(pcg_map_open_errno(ENOENT, 0), -ENOPKG);
+	/* loaded but the node is hidden: a sandboxed service */
+	assert_int_equal(pcg_map_open_errno(ENOENT, 1), -ENODEV);
+	assert_int_equal(pcg_map_open_errno(ENXIO, 0), -ENOPKG);
+	assert_int_equal(pcg_map_open_errno(ENODEV, 1), -ENOPKG);
+	assert_int_equal(pcg_map_open_errno(EACCES, 1), -EACCES);
+	assert_int_equal(pcg_map_open_errno(EPERM, 1), -EACCES);
+	assert_int_equal(pcg_map_open_errno(EMFILE, 1), -EMFILE);
 }
 
 static void test_module_absent(void **state)
@@ -409,11 +421,214 @@ static void test_fork_reopens(void **state)
 	assert_int_equal(fake.version_calls, 1);
 }
 
+/* The library's device descriptor: the one fd open on /dev/full here. */
+static int device_fd(void)
+{
+	struct stat want, st;
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	int fd = -1;
+
+	assert_non_null(dir);
+	assert_int_equal(stat("/dev/full", &want), 0);
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.' && atoi(d->d_name) != dirfd(dir) &&
+		    fstat(atoi(d->d_name), &st) == 0 && S_ISCHR(st.st_mode) &&
+		    st.st_rdev == want.st_rdev)
+			fd = atoi(d->d_name);
+	closedir(dir);
+	return fd;
+}
+
+/*
+ * In a child made without atfork handlers, close the inherited device fd,
+ * let a regular file take its number, and query: the library must reopen
+ * the device, never send its ioctl to that file.
+ */
+static int child_reuses_fd(int devfd)
+{
+	struct peercgroup_info info;
+	int other, r;
+
+	close(devfd);
+	other = open("/proc/self/status", O_RDONLY);
+	if (other != devfd)
+		return 10;	/* the test's premise */
+	r = peercgroup_get(3, 0, &info);
+	if (r != 0)
+		return 11;
+	peercgroup_info_free(&info);
+	if (fake.wrong_file)
+		return 12;
+	return fake.version_calls == 2 ? 0 : 13;	/* reopened once */
+}
+
+static void open_in_parent(int *devfd)
+{
+	struct peercgroup_info info;
+
+	pcg_test_set_device("/dev/full");
+	assert_int_equal(peercgroup_get(3, 0, &info), 0);
+	peercgroup_info_free(&info);
+	assert_int_equal(fake.version_calls, 1);
+	*devfd = device_fd();
+	assert_true(*devfd >= 0);
+}
+
+static void wait_ok(pid_t pid)
+{
+	int status;
+
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void test_underscore_fork(void **state)
+{
+	int devfd;
+	pid_t pid;
+
+	(void)state;
+	assert_true(pcg_device_wipes_on_fork());
+	open_in_parent(&devfd);
+	pid = _Fork();	/* no atfork handlers */
+	if (pid == 0)
+		_exit(child_reuses_fd(devfd));
+	wait_ok(pid);
+	assert_int_equal(fake.wrong_file, 0);
+	assert_int_equal(fcntl(devfd, F_GETFD), FD_CLOEXEC);	/* the parent's is intact */
+}
+
+static void test_raw_clone(void **state)
+{
+	int devfd;
+	pid_t pid;
+
+	(void)state;
+	open_in_parent(&devfd);
+	/* clone() without CLONE_VM: a copy of memory, no libc fork path */
+	pid = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL);
+	if (pid == 0)
+		_exit(child_reuses_fd(devfd));
+	wait_ok(pid);
+	assert_int_equal(fake.wrong_file, 0);
+}
+
+static void test_vfork_exec(void **state)
+{
+	char cmd[64];
+	int devfd;
+	pid_t pid;
+
+	(void)state;
+	open_in_parent(&devfd);
+	/* the exec'd program does not inherit the device (O_CLOEXEC) */
+	snprintf(cmd, sizeof(cmd), "test ! -e /proc/self/fd/%d", devfd);
+	pid = vfork();
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	wait_ok(pid);
+	/* the shared page was not touched: the parent keeps its descriptor */
+	{
+		struct peercgroup_info info;
+
+		assert_int_equal(peercgroup_get(3, 0, &info), 0);
+		peercgroup_info_free(&info);
+	}
+	assert_int_equal(fake.version_calls, 1);
+	assert_int_equal(device_fd(), devfd);
+}
+
+/* The getters, over the fake module's answer. */
+static void test_getters(void **state)
+{
+	enum peercgroup_runtime rt;
+	struct peercgroup_class c = PEERCGROUP_CLASS_INIT;
+	char *s;
+	uid_t uid;
+
+	(void)state;
+	fake.path = "/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-org.gnome.Maps-42.scope";
+	assert_int_equal(peercgroup_peer_get_unit(3, &s), 0);
+	assert_string_equal(s, "user@1000.service");
+	free(s);
+	assert_int_equal(peercgroup_peer_get_user_unit(3, &s), 0);
+	assert_string_equal(s, "app-gnome-org.gnome.Maps-42.scope");
+	free(s);
+	assert_int_equal(peercgroup_peer_get_owner_uid(3, &uid), 0);
+	assert_int_equal(uid, 1000);
+	assert_int_equal(peercgroup_peer_get_machine_name(3, &s), -ENXIO);
+	assert_null(s);
+	assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), -ENXIO);
+	assert_int_equal(peercgroup_peer_classify(3, 0, &c), 0);
+	assert_string_equal(c.app, "org.gnome.Maps");
+	assert_string_equal(c.launcher, "gnome");
+
+	fake.path = "/machine.slice/systemd-nspawn@deb.service/payload";
+	assert_int_equal(peercgroup_peer_get_machine_name(3, &s), 0);
+	assert_string_equal(s, "deb");
+	free(s);
+	assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), 0);
+	assert_int_equal(rt, PEERCGROUP_RT_NSPAWN);
+	assert_string_equal(s, "deb");
+	free(s);
+	assert_int_equal(peercgroup_peer_get_owner_uid(3, &uid), -ENXIO);
+	assert_int_equal(peercgroup_peer_get_user_unit(3, &s), -ENXIO);
+
+	/* a monitor is not its container */
+	fake.path = "/lxc.monitor.web";
+	assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), -ENXIO);
+	fake.path = "/lxc.payload.web";
+	assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), 0);
+	assert_int_equal(rt, PEERCGROUP_RT_LXC);
+	free(s);
+
+	/* errors of the query pass through; the result is the empty one */
+	fake.query_errno = ENODATA;
+	memset(c.id, 'x', sizeof(c.id));
+	assert_int_equal(peercgroup_peer_classify(3, 0, &c), -ENODATA);
+	assert_string_equal(c.id, "");
+	assert_int_equal(peercgroup_peer_get_unit(3, &s), -ENODATA);
+	assert_int_equal(peercgroup_peer_classify(3, PEERCGROUP_GET_NO_PATH, &c), -EINVAL);
+	assert_int_equal(peercgroup_peer_get_unit(3, NULL), -EINVAL);
+	/* a module answer that is no cgroup path is a protocol error */
+	fake.query_errno = 0;
+	fake.path = "/a//b";
+	assert_int_equal(peercgroup_peer_classify(3, 0, &c), -EPROTO);
+}
+
+static void test_open_device(void **state)
+{
+	(void)state;
+	assert_int_equal(peercgroup_open_device(), 0);
+	assert_int_equal(fake.version_calls, 1);
+	assert_int_equal(peercgroup_open_device(), 0);
+	assert_int_equal(fake.version_calls, 1);	/* kept */
+	pcg_test_set_device("/nonexistent/peercgroup");
+	assert_int_equal(peercgroup_open_device(), -ENOPKG);	/* the test path: never ENODEV */
+}
+
 static void test_strerror(void **state)
 {
 	(void)state;
 	assert_string_equal(peercgroup_strerror(-ENOPKG), peercgroup_strerror(ENOPKG));
 	assert_non_null(strstr(peercgroup_strerror(-ENOPKG), "not loaded"));
+	/* each message names its fix */
+	assert_non_null(strstr(peercgroup_strerror(-ENOPKG), "modprobe peercgroup"));
+	assert_non_null(strstr(peercgroup_strerror(-ENOPKG), "dkms status"));
+	assert_non_null(strstr(peercgroup_strerror(-ENODEV), "DeviceAllow=/dev/peercgroup"));
+	assert_non_null(strstr(peercgroup_strerror(-ENODEV), "peercgroup_open_device()"));
+	assert_non_null(strstr(peercgroup_strerror(-EACCES), "DeviceAllow="));
+	assert_string_equal(pcg_errno_name(-ENODEV), "ENODEV");
+	assert_string_equal(pcg_errno_name(ENOPKG), "ENOPKG");
+	assert_string_equal(pcg_errno_name(-EREMOTE), "EREMOTE");
+	assert_non_null(strstr(peercgroup_strerror(-EREMOTE), "withheld"));
+	assert_string_equal(pcg_errno_name(-EIO), "EOTHER");
+	assert_non_null(peercgroup_strerror(INT_MIN));
 	assert_non_null(strstr(peercgroup_strerror(-ENODATA), "before the module"));
 	assert_non_null(strstr(peercgroup_strerror(-EPROTO), "ABI"));
 	assert_string_equal(peercgroup_strerror(0), "success");
@@ -495,7 +710,9 @@ int main(void)
 		T(test_buggy_module), T(test_query_errnos), T(test_open_errnos),
 		T(test_module_absent), T(test_version), T(test_abi_mismatch),
 		T(test_bad_args), T(test_open_once), T(test_threads),
-		T(test_fork_reopens), T(test_strerror), T(test_live),
+		T(test_fork_reopens), T(test_underscore_fork), T(test_raw_clone),
+		T(test_vfork_exec), T(test_getters), T(test_open_device),
+		T(test_strerror), T(test_live),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -48,14 +48,43 @@
  *		NUL-terminated on success.
  * @cgroup_id:	out: the cgroup v2 id (the inode number of the cgroup's
  *		directory, as BPF and name_to_handle_at() on cgroupfs use).
- * @path_len:	out: strlen() of the path; @path_size must be at least
- *		@path_len + 1, else the call fails with ERANGE and still
- *		fills @path_len, @cgroup_id, @pid and @result_flags.
+ * @path_len:	out: strlen() of the path, exact whatever @path_size is;
+ *		@path_size must be at least @path_len + 1, else the call
+ *		fails with ERANGE and still fills @path_len, @cgroup_id, @pid
+ *		and @result_flags (nothing is written at @path).
  * @pid:	out: the peer's thread group id as of connect(), listen() or
  *		socketpair(), in the caller's pid namespace; 0 if not visible
  *		there.
  * @result_flags: out: PEERCGROUP_RESULT_*.
  * @reserved:	in: must be zero.
+ *
+ * Namespaces: the answer is withheld (EREMOTE) when the peer's pid has no
+ * number in the caller's pid namespace and its cgroup is outside the
+ * caller's cgroup namespace, so a caller never learns more than
+ * SO_PEERCRED, /proc and its own cgroupfs view tell it.  No capability
+ * overrides this.  See PEERCGROUP_FEATURE_NS_WITHHOLD.
+ *
+ * Errors of PEERCGROUP_IOC_QUERY (the ioctl returns -1 and sets errno):
+ *   EBADF	@sockfd is not open in the caller's file table.
+ *   ENOTSOCK	@sockfd is not a socket.
+ *   EAFNOSUPPORT not an AF_UNIX socket.
+ *   EOPNOTSUPP	a datagram socket.
+ *   ENOTCONN	not connected, or listening.
+ *   ENODATA	no record: the connection was made before the module was
+ *		loaded, or its record could not be allocated.
+ *   EREMOTE	withheld: the peer is outside the caller's namespaces (above);
+ *		nothing is written back.
+ *   ERANGE	@path_size < @path_len + 1 (the other out fields are filled).
+ *   ENAMETOOLONG the path relative to the caller's cgroup namespace is
+ *		PATH_MAX bytes or longer; @cgroup_id, @pid and @result_flags
+ *		are filled, @path_len is 0.
+ *   ENOMEM	no memory for the buffer a long path is formatted in.
+ *   EFAULT	a bad pointer (the argument or @path).
+ *   EINVAL	unknown @flags, non-zero @reserved, or @size below
+ *		PEERCGROUP_QUERY_SIZE_VER0.
+ *   E2BIG	@size above a page, or non-zero bytes the module does not know.
+ *   ENOTTY	an unknown ioctl command.
+ * Nothing but ERANGE and ENAMETOOLONG writes to the argument on failure.
  */
 struct peercgroup_query {
 	__u32 size;
@@ -78,6 +107,8 @@ struct peercgroup_query {
 #define PEERCGROUP_FEATURE_SOCKETPAIR	(1ULL << 2)	/* socketpair() */
 #define PEERCGROUP_FEATURE_PATH		(1ULL << 3)	/* path in caller's cgroup ns */
 #define PEERCGROUP_FEATURE_PID		(1ULL << 4)	/* pid as of connect */
+/* Peers outside both of the caller's pid and cgroup namespaces: EREMOTE. */
+#define PEERCGROUP_FEATURE_NS_WITHHOLD	(1ULL << 5)
 
 #define PEERCGROUP_VERSION_STRING_SIZE	32
 
@@ -89,6 +120,10 @@ struct peercgroup_query {
  * @query_flags: out: the PEERCGROUP_QUERY_* flags the module accepts.
  * @query_size:	out: sizeof(struct peercgroup_query) in the module.
  * @module_version: out: the module's version, NUL-terminated.
+ *
+ * Errors of PEERCGROUP_IOC_VERSION: EFAULT, EINVAL (@size below
+ * PEERCGROUP_VERSION_SIZE_VER0), E2BIG (@size above a page, or non-zero
+ * bytes the module does not know), ENOTTY.
  */
 struct peercgroup_version {
 	__u32 size;

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+package peercgroup
+
+import (
+	"bytes"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// /dev/peercgroup is opened once per process, on first use, and its ABI
+// version checked then.  A failure is not cached: the module may be loaded
+// later.  Go never forks without exec, so the descriptor stays ours.
+var dev struct {
+	mu         sync.Mutex
+	fd         atomic.Int32 // -1: not open yet
+	path       string
+	queryFlags uint32
+}
+
+func init() { dev.fd.Store(-1) }
+
+func ioctl(fd int, req uintptr, arg unsafe.Pointer) syscall.Errno {
+	for {
+		_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
+		if e != unix.EINTR {
+			return e
+		}
+	}
+}
+
+func moduleVersion(fd int) (*rawVersion, syscall.Errno) {
+	v := &rawVersion{Size: uint32(unsafe.Sizeof(rawVersion{}))}
+	if e := ioctl(fd, iocVersion, unsafe.Pointer(v)); e != 0 {
+		if e == unix.EFAULT || e == unix.ENOMEM {
+			return nil, e
+		}
+		return nil, unix.EPROTO
+	}
+	if v.ABIVersion != abiVersion {
+		return nil, unix.EPROTO
+	}
+	return v, 0
+}
+
+// device returns the open device, checked once for the ABI version.
+func device() (int, syscall.Errno) {
+	if fd := dev.fd.Load(); fd >= 0 {
+		return int(fd), 0
+	}
+	dev.mu.Lock()
+	defer dev.mu.Unlock()
+	if fd := dev.fd.Load(); fd >= 0 {
+		return int(fd), 0
+	}
+	path := dev.path
+	if path == "" {
+		path = devicePath
+	}
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return -1, mapOpenErrno(err.(syscall.Errno))
+	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFCHR {
+		unix.Close(fd)
+		return -1, unix.ENOPKG // a stray file, not a device node
+	}
+	v, e := moduleVersion(fd)
+	if e != 0 {
+		unix.Close(fd)
+		return -1, e
+	}
+	dev.queryFlags = v.QueryFlags
+	dev.fd.Store(int32(fd))
+	return fd, 0
+}
+
+// setDevicePath points the package at another device node ("" restores
+// /dev/peercgroup) and forgets the open descriptor.  Tests only.
+func setDevicePath(path string) {
+	dev.mu.Lock()
+	defer dev.mu.Unlock()
+	if fd := dev.fd.Load(); fd >= 0 {
+		unix.Close(int(fd))
+	}
+	dev.fd.Store(-1)
+	dev.path = path
+}
+
+// Module describes the loaded kernel module.
+type Module struct {
+	ABIVersion uint32
+	Features   uint64 // PEERCGROUP_FEATURE_* of <linux/peercgroup.h>
+	QueryFlags uint32
+	QuerySize  uint32
+	Version    string
+}
+
+// ModuleInfo describes the loaded module; ErrModuleNotLoaded if there is
+// none, ErrABIMismatch if it speaks another ABI version.
+func ModuleInfo() (Module, error) {
+	fd, e := device()
+	if e != 0 {
+		return Module{}, &Error{"open", e}
+	}
+	v, e := moduleVersion(fd)
+	if e != 0 {
+		return Module{}, &Error{"version", e}
+	}
+	name := v.ModuleVersion[:]
+	if i := bytes.IndexByte(name, 0); i >= 0 {
+		name = name[:i]
+	}
+	return Module{v.ABIVersion, v.Features, v.QueryFlags, v.QuerySize, string(name)}, nil
+}

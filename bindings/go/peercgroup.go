@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+// Package peercgroup tells which cgroup (container) the peer of an AF_UNIX
+// stream or seqpacket socket was in when the connection was made, the way
+// SO_PEERCRED tells its credentials.  The peercgroup kernel module records
+// it; this package asks /dev/peercgroup, in pure Go, and classifies cgroup
+// paths into container runtimes.  It speaks the ABI of
+// <linux/peercgroup.h> and returns the errors of libpeercgroup(3).
+package peercgroup
+
+import (
+	"net"
+	"runtime"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Flags describe a record (PEERCGROUP_RESULT_* of the module).
+type Flags uint32
+
+const (
+	// CgroupRemoved: the cgroup was removed since the connection was made.
+	CgroupRemoved Flags = resultCgroupRemoved
+	// PeerExited: the process that made the connection has exited since.
+	PeerExited Flags = resultPeerExited
+)
+
+func (f Flags) String() string {
+	var s []string
+	if f&CgroupRemoved != 0 {
+		s = append(s, "cgroup-removed")
+	}
+	if f&PeerExited != 0 {
+		s = append(s, "peer-exited")
+	}
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, ",")
+}
+
+// Info is the peer's cgroup as of connect(), listen() or socketpair().
+type Info struct {
+	CgroupID uint64 // cgroup v2 id: inode number of the cgroup directory
+	// Path relative to the caller's cgroup namespace, as /proc/self/cgroup
+	// prints it ("/system.slice/sshd.service"); "" with NoPath.
+	Path  string
+	PID   int // peer's pid in the caller's pid namespace; 0 if not visible
+	Flags Flags
+}
+
+// Option changes what Get asks for.
+type Option uint32
+
+// NoPath skips the path: only CgroupID, PID and Flags are filled (faster).
+const NoPath Option = 1 << 0
+
+// Get returns the cgroup record of the peer of conn, a connected AF_UNIX
+// stream or seqpacket connection (e.g. from net.UnixListener.AcceptUnix).
+// Errors wrap the errno (see Error); the usual ones are ErrNoRecord,
+// ErrModuleNotLoaded, ErrNotConnected and ErrABIMismatch.
+func Get(conn *net.UnixConn, opts ...Option) (Info, error) {
+	if conn == nil {
+		return Info{}, &Error{"get", unix.EBADF}
+	}
+	rc, err := conn.SyscallConn()
+	if err != nil {
+		return Info{}, &Error{"get", unix.EBADF}
+	}
+	var info Info
+	var e syscall.Errno
+	if err := rc.Control(func(fd uintptr) { info, e = get(int(fd), opts) }); err != nil {
+		return Info{}, &Error{"get", unix.EBADF} // closed
+	}
+	if e != 0 {
+		return Info{}, &Error{"get", e}
+	}
+	return info, nil
+}
+
+// GetFd is Get for a raw socket descriptor.
+func GetFd(fd int, opts ...Option) (Info, error) {
+	info, e := get(fd, opts)
+	if e != 0 {
+		return Info{}, &Error{"get", e}
+	}
+	return info, nil
+}
+
+// query fills q with one PEERCGROUP_IOC_QUERY; buf (may be nil) is the
+// path buffer.
+func query(dfd, sockfd int, flags uint32, buf []byte, q *rawQuery) syscall.Errno {
+	*q = rawQuery{Size: uint32(unsafe.Sizeof(*q)), Flags: flags, Sockfd: int32(sockfd)}
+	if len(buf) > 0 {
+		q.PathSize = uint32(len(buf))
+		q.Path = uint64(uintptr(unsafe.Pointer(&buf[0])))
+	}
+	e := ioctl(dfd, iocQuery, unsafe.Pointer(q))
+	runtime.KeepAlive(buf)
+	if e == unix.ERANGE {
+		return e // the caller retries with path_len + 1
+	}
+	return mapQueryErrno(e)
+}
+
+func get(sockfd int, opts []Option) (Info, syscall.Errno) {
+	var o Option
+	for _, x := range opts {
+		o |= x
+	}
+	if o&^NoPath != 0 {
+		return Info{}, unix.EINVAL
+	}
+	if sockfd < 0 {
+		return Info{}, unix.EBADF
+	}
+	dfd, e := device()
+	if e != 0 {
+		return Info{}, e
+	}
+	q := new(rawQuery)
+	var path string
+	if o&NoPath != 0 && dev.queryFlags&queryNoPath != 0 {
+		e = query(dfd, sockfd, queryNoPath, nil, q)
+	} else {
+		// The path could be renamed between two calls; give up eventually.
+		size := 256
+		for tries := 0; tries < 4; tries++ {
+			buf := make([]byte, size)
+			e = query(dfd, sockfd, 0, buf, q)
+			if e == unix.ERANGE {
+				if int(q.PathLen)+1 <= size {
+					e = unix.EPROTO // ERANGE for a path that fits
+					break
+				}
+				size = int(q.PathLen) + 1
+				continue
+			}
+			if e == 0 {
+				if int(q.PathLen) >= size || buf[q.PathLen] != 0 {
+					e = unix.EPROTO // never hand out an unterminated string
+				} else {
+					path = string(buf[:q.PathLen])
+				}
+			}
+			break
+		}
+	}
+	if e != 0 {
+		return Info{}, e
+	}
+	if o&NoPath != 0 {
+		path = ""
+	}
+	return Info{
+		CgroupID: q.CgroupID,
+		Path:     path,
+		PID:      int(q.PID),
+		Flags:    Flags(q.ResultFlags) & (CgroupRemoved | PeerExited),
+	}, 0
+}

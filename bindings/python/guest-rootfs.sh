@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# guest-rootfs.sh SRC DEST
+# A Python for the busybox test guest, made from this machine's Debian
+# python3 (never downloaded): DEST becomes a tree to copy over the
+# initramfs root, holding
+#   /usr/bin/python3 and the shared libraries ldd lists for it;
+#   the standard library modules that the guest suite and the package can
+#   import: the static closure of their import statements (modulefinder
+#   follows imports inside functions too), the whole encodings package
+#   (codecs are imported by name), the extension modules among them with
+#   their own libraries, and Debian's compiled .pyc beside each source;
+#   /opt/peercgroup-python: the package and tests/guest_suite.py;
+#   /tests/py_suite, the suite the guest's init runs.
+set -euo pipefail
+src=$1 dest=$2
+py=$(readlink -f "${PYTHON:-/usr/bin/python3}")
+rm -rf "$dest"
+mkdir -p "$dest/usr/bin" "$dest/opt/peercgroup-python/peercgroup" "$dest/tests"
+
+# copy_lib FILE: FILE at the same path in DEST, symlinks resolved.
+copy_lib() {
+	mkdir -p "$dest$(dirname "$1")"
+	[ -e "$dest$1" ] || cp -L "$1" "$dest$1"
+}
+# copy_libs ELF: the libraries the dynamic loader would map for ELF.
+copy_libs() {
+	ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
+		while read -r lib; do copy_lib "$lib"; done
+}
+
+cp "$py" "$dest/usr/bin/python3"
+copy_libs "$py"
+
+pkg=$dest/opt/peercgroup-python
+cp "$src"/bindings/python/peercgroup/*.py "$pkg/peercgroup/"
+cp -L "$src/VERSION" "$pkg/peercgroup/VERSION"
+cp "$src/bindings/python/tests/guest_suite.py" "$pkg/"
+
+stdlib=$("$py" -S -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')
+"$py" -S - "$pkg" "$pkg/guest_suite.py" >"$dest/.files" <<'PY'
+import modulefinder, sys
+mf = modulefinder.ModuleFinder(path=[sys.argv[1]] + sys.path)
+mf.run_script(sys.argv[2])
+mf.import_hook("encodings")
+for name, m in mf.modules.items():
+    if m.__file__:
+        print(m.__file__)
+PY
+find "$stdlib/encodings" -name '*.py' >>"$dest/.files"
+sort -u "$dest/.files" | while read -r f; do
+	case $f in
+	"$stdlib"/*) ;;
+	*) continue ;;	# the package itself, copied above
+	esac
+	mkdir -p "$dest$(dirname "$f")"
+	cp -p "$f" "$dest$f"
+	case $f in
+	*.so) copy_libs "$f" ;;
+	*.py)
+		pyc=$(dirname "$f")/__pycache__/$(basename "$f" .py).cpython-${py##*python3.}.pyc
+		if [ -f "$pyc" ]; then
+			mkdir -p "$dest$(dirname "$pyc")"
+			cp -p "$pyc" "$dest$pyc"
+		fi ;;
+	esac
+done
+rm "$dest/.files"
+
+cat >"$dest/tests/py_suite" <<'SH'
+#!/bin/sh
+# The Python binding's guest suite (bindings/python/tests/guest_suite.py).
+exec /usr/bin/python3 -E -s -S /opt/peercgroup-python/guest_suite.py "$@"
+SH
+chmod 0755 "$dest/tests/py_suite"
+echo "guest-rootfs.sh: $(find "$dest" -type f | wc -l) files, $(du -sh "$dest" | cut -f1)"

@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""/dev/peercgroup: opened once per process, its ABI version checked once."""
+import array
+import errno
+import fcntl
+import os
+import stat
+import threading
+from dataclasses import dataclass
+
+from . import _abi
+from ._errors import error, map_open_errno, map_query_errno
+
+_lock = threading.Lock()
+_buffers = threading.local()
+_fd = -1
+_query_flags = 0
+_path = _abi.DEVICE_PATH
+
+
+def _forget_in_child():
+    # The descriptor is inherited but must not be shared with the parent's
+    # bookkeeping; the child reopens lazily.
+    global _fd, _lock
+    _lock = threading.Lock()
+    if _fd >= 0:
+        os.close(_fd)
+    _fd = -1
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
+
+
+def _ioctl(fd, req, buf):
+    while True:
+        try:
+            fcntl.ioctl(fd, req, buf, True)
+            return 0
+        except InterruptedError:
+            continue
+        except OSError as e:
+            return e.errno
+
+
+def _version(fd):
+    """(abi_version, features, query_flags, query_size, name) or raise."""
+    buf = bytearray(_abi.VERSION.size)
+    _abi.VERSION.pack_into(buf, 0, _abi.VERSION.size, 0, 0, 0, 0, b"")
+    e = _ioctl(fd, _abi.IOC_VERSION, buf)
+    if e:
+        raise error(e if e in (errno.EFAULT, errno.ENOMEM) else errno.EPROTO)
+    v = _abi.VERSION.unpack(buf)
+    if v[1] != _abi.ABI_VERSION:
+        raise error(errno.EPROTO)
+    return v
+
+
+def device():
+    """The open device descriptor; raises if there is none (not cached)."""
+    global _fd, _query_flags
+    fd = _fd
+    if fd >= 0:
+        return fd
+    with _lock:
+        if _fd >= 0:
+            return _fd
+        try:
+            fd = os.open(_path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOCTTY)
+        except OSError as e:
+            raise error(map_open_errno(e.errno)) from None
+        try:
+            if not stat.S_ISCHR(os.fstat(fd).st_mode):
+                raise error(errno.ENOPKG)  # a stray file, not a device node
+            _query_flags = _version(fd)[2]
+        except BaseException:
+            os.close(fd)
+            raise
+        _fd = fd
+        return fd
+
+
+def set_device_path(path=None):
+    """Use another device node (None: /dev/peercgroup).  Tests only."""
+    global _fd, _path
+    with _lock:
+        if _fd >= 0:
+            os.close(_fd)
+        _fd = -1
+        _path = path or _abi.DEVICE_PATH
+
+
+@dataclass(frozen=True)
+class Module:
+    """The loaded kernel module (PEERCGROUP_IOC_VERSION)."""
+    abi_version: int
+    features: int
+    query_flags: int
+    query_size: int
+    version: str
+
+
+def module_info():
+    """Describe the loaded module; ModuleNotLoadedError if there is none."""
+    v = _version(device())
+    return Module(v[1], v[2], v[3], v[4], v[5].split(b"\0", 1)[0].decode("ascii", "replace"))
+
+
+def query(sockfd, no_path):
+    """One answer: (cgroup_id, path bytes or None, pid, result_flags)."""
+    dfd = device()
+    q = bytearray(_abi.QUERY.size)
+    if no_path and _query_flags & _abi.QUERY_NO_PATH:
+        _abi.QUERY.pack_into(q, 0, _abi.QUERY.size, _abi.QUERY_NO_PATH, sockfd,
+                             0, 0, 0, 0, 0, 0, 0)
+        e = _ioctl(dfd, _abi.IOC_QUERY, q)
+        if e:
+            raise error(map_query_errno(e))
+        f = _abi.QUERY.unpack(q)
+        return f[5], None, f[7], f[8]
+    # The path could be renamed between two calls; give up eventually.
+    size = 256
+    # One buffer per thread, reused; taken while in use, so that a signal
+    # handler calling get() in between gets its own.
+    buf = _buffers.__dict__.pop("path", None)
+    for _ in range(4):
+        if buf is None or len(buf) < size:
+            buf = array.array("B", bytes(size))
+        size = len(buf)
+        addr, _n = buf.buffer_info()
+        _abi.QUERY.pack_into(q, 0, _abi.QUERY.size, 0, sockfd, size, addr,
+                             0, 0, 0, 0, 0)
+        e = _ioctl(dfd, _abi.IOC_QUERY, q)
+        f = _abi.QUERY.unpack(q)
+        path_len = f[6]
+        if e == errno.ERANGE:
+            if path_len + 1 <= size:
+                raise error(errno.EPROTO)  # ERANGE for a path that fits
+            size = path_len + 1
+            continue
+        if e:
+            raise error(map_query_errno(e))
+        if path_len >= size or buf[path_len] != 0:
+            raise error(errno.EPROTO)  # never hand out an unterminated string
+        path = None if no_path else buf[:path_len].tobytes()
+        if size == 256:
+            _buffers.path = buf
+        return f[5], path, f[7], f[8]
+    raise error(errno.ERANGE)

@@ -1,0 +1,371 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The Python binding against the real module, inside the QEMU test guest
+(root, cgroup2 at /sys/fs/cgroup, module loaded, its .ko at $PEERCGROUP_KO).
+
+Run as /tests/py_suite by the guest's init; prints one "ok - py/NAME" or
+"not ok - py/NAME: ..." line per test and exits 0 once it ran to its end.
+No pytest in the guest: the interpreter there carries only the standard
+library modules this file and the package import.
+"""
+import errno
+import os
+import socket
+import sys
+import time
+
+import peercgroup
+from peercgroup import _device
+
+# asyncio, subprocess and traceback are not imported up front: under TCG
+# importing asyncio alone takes 8 s, paid only by the test that needs it.
+
+CGROOT = "/sys/fs/cgroup"
+CG_SERVER = "peercgroup-py-server"
+CG_CLIENT = "peercgroup-py-client"
+SOCK = "\0peercgroup-py-suite-"
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+def cg_create(name):
+    os.makedirs(os.path.join(CGROOT, name), exist_ok=True)
+    return "/" + name
+
+
+def cg_join(name, pid=0):
+    with open(os.path.join(CGROOT, name, "cgroup.procs"), "w") as f:
+        f.write(str(pid or os.getpid()))
+
+
+def cg_inode(path):
+    return os.stat(CGROOT + path).st_ino
+
+
+def proc_cgroup(pid):
+    with open(f"/proc/{pid}/cgroup") as f:
+        for line in f:
+            if line.startswith("0::"):
+                return line[3:].rstrip("\n")
+    return "?"
+
+
+def describe(fn):
+    try:
+        i = fn()
+        return f"OK {i.cgroup_id} {i.pid} {i.path}"
+    except peercgroup.PeercgroupError as e:
+        return f"ERR {e.errno}"
+
+
+class Child:
+    """A forked client: joins cg, connects to addr, reports through a pipe
+    what get() says about the listener (or runs work(sock)), then waits
+    until stop()."""
+
+    def __init__(self, cg, addr, kind=socket.SOCK_STREAM, work=None):
+        r, w = os.pipe()
+        hold_r, self.hold_w = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            try:
+                os.close(r)
+                os.close(self.hold_w)
+                cg_join(cg)
+                s = socket.socket(socket.AF_UNIX, kind)
+                s.connect(addr)
+                line = work(s) if work else describe(lambda: peercgroup.get(s))
+                os.write(w, (line + "\n").encode())
+                os.read(hold_r, 1)
+            finally:
+                os._exit(0)
+        os.close(w)
+        os.close(hold_r)
+        with os.fdopen(r) as f:
+            self.line = f.readline().strip()
+
+    def stop(self):
+        if self.hold_w >= 0:
+            os.close(self.hold_w)
+            self.hold_w = -1
+            os.waitpid(self.pid, 0)
+
+
+def listener(name, kind=socket.SOCK_STREAM):
+    s = socket.socket(socket.AF_UNIX, kind)
+    s.bind(SOCK + name)
+    s.listen(16)
+    return s
+
+
+def check_info(what, info, path, pid):
+    want = (path, cg_inode(path), pid)
+    got = (info.path, info.cgroup_id, info.pid)
+    check(got == want, f"{what}: got {got}, want {want}")
+
+
+def t_module_info():
+    m = peercgroup.module_info()
+    check(m.abi_version == 1 and m.version and m.query_size >= 48, str(m))
+
+
+def both_directions(kind):
+    srv, cli = "/" + CG_SERVER, cg_create(CG_CLIENT)
+    lst = listener(f"both-{kind}", kind)
+    c = Child(CG_CLIENT, lst.getsockname(), kind)
+    try:
+        conn, _ = lst.accept()
+        check(proc_cgroup(c.pid) == cli, f"child is in {proc_cgroup(c.pid)}")
+        info = peercgroup.get(conn)
+        check_info("server side", info, cli, c.pid)
+        check(info.flags == 0, f"flags {info.flags!r}")
+        cred = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+        check(int.from_bytes(cred[:4], "little") == info.pid, "SO_PEERCRED pid differs")
+        want = f"OK {cg_inode(srv)} {os.getpid()} {srv}"
+        check(c.line == want, f"client side: {c.line!r}, want {want!r}")
+        # A raw fd and no_path say the same.
+        i2 = peercgroup.get(conn.fileno(), no_path=True)
+        check(i2.path is None and i2.cgroup_id == info.cgroup_id and i2.pid == c.pid, f"no_path: {i2}")
+        c.stop()
+        info = peercgroup.get(conn)
+        check_info("after exit", info, cli, c.pid)
+        check(info.flags == peercgroup.Flags.PEER_EXITED, f"after exit: flags {info.flags!r}")
+        conn.close()
+    finally:
+        c.stop()
+        lst.close()
+
+
+def t_socketpair():
+    a, b = socket.socketpair()
+    check_info("socketpair", peercgroup.get(b), "/" + CG_SERVER, os.getpid())
+    a.close()
+    b.close()
+
+
+def t_long_path():
+    name = "/".join((CG_CLIENT, "a" * 200, "b" * 200, "c" * 200))
+    path = cg_create(name)
+    lst = listener("long")
+    c = Child(name, lst.getsockname())
+    try:
+        conn, _ = lst.accept()
+        check(len(path) > 600, "path too short")
+        check_info("long path", peercgroup.get(conn), path, c.pid)
+        conn.close()
+    finally:
+        c.stop()
+        lst.close()
+        d = name
+        while d != CG_CLIENT:
+            os.rmdir(os.path.join(CGROOT, d))
+            d = os.path.dirname(d)
+
+
+def expect(what, fn, cls, err):
+    try:
+        fn()
+    except peercgroup.PeercgroupError as e:
+        check(type(e) is cls and e.errno == err and isinstance(e, OSError),
+              f"{what}: {type(e).__name__} errno {e.errno}, want {cls.__name__} {err}")
+        return
+    raise Failure(f"{what}: no error")
+
+
+def t_errors():
+    PE = peercgroup.PeercgroupError
+    lst = listener("errors")
+    expect("listener", lambda: peercgroup.get(lst), peercgroup.NotConnectedError, errno.ENOTCONN)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    expect("unconnected", lambda: peercgroup.get(s), peercgroup.NotConnectedError, errno.ENOTCONN)
+    fd = s.fileno()
+    s.close()
+    expect("closed", lambda: peercgroup.get(fd), PE, errno.EBADF)
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    expect("datagram", lambda: peercgroup.get(a), PE, errno.EOPNOTSUPP)
+    a.close()
+    b.close()
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    expect("AF_INET", lambda: peercgroup.get(s), PE, errno.EAFNOSUPPORT)
+    s.close()
+    r, w = os.pipe()
+    expect("pipe", lambda: peercgroup.get(r), PE, errno.ENOTSOCK)
+    os.close(r)
+    os.close(w)
+    lst.close()
+
+
+def t_asyncio_server():
+    import asyncio
+    import peercgroup.aio
+    cli = cg_create(CG_CLIENT)
+
+    async def handle(reader, writer, peer):
+        if peer.error:
+            writer.write(f"DENY {peer.error.errno}\n".encode())
+        else:
+            writer.write(f"{peer.info.path} {peer.container.runtime} {peer.info.pid}\n".encode())
+        await writer.drain()
+        writer.close()
+
+    def client(s):
+        return s.makefile().readline().strip()
+
+    async def main():
+        server = await asyncio.start_unix_server(peercgroup.aio.with_peer(handle), SOCK + "asyncio")
+        loop = asyncio.get_running_loop()
+        c = await loop.run_in_executor(None, lambda: Child(CG_CLIENT, SOCK + "asyncio", work=client))
+        c.stop()
+        server.close()
+        await server.wait_closed()
+        return c
+
+    c = asyncio.run(main())
+    want = f"{cli} unknown {c.pid}"
+    check(c.line == want, f"got {c.line!r}, want {want!r}")
+
+
+def run(*argv):
+    """Exit status of busybox's argv, its stderr silenced."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            fd = os.open("/dev/null", os.O_WRONLY)
+            os.dup2(fd, 2)
+            os.execvp(argv[0], argv)
+        finally:
+            os._exit(127)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+def module_unload():
+    _device.set_device_path(None)  # our descriptor would pin the module
+    for _ in range(2000):
+        if run("rmmod", "peercgroup") == 0:
+            return
+        time.sleep(0.001)
+    raise Failure("cannot unload the module")
+
+
+def module_load():
+    check(run("insmod", os.environ["PEERCGROUP_KO"]) == 0, "insmod failed")
+    for _ in range(100):  # devtmpfs makes the node asynchronously
+        if os.path.exists("/dev/peercgroup"):
+            return
+        time.sleep(0.01)
+
+
+def t_before_load():
+    lst = listener("before")
+    module_unload()
+    try:
+        a, b = socket.socketpair()
+        expect("module unloaded", lambda: peercgroup.get(a), peercgroup.ModuleNotLoadedError, errno.ENOPKG)
+        expect("module_info unloaded", peercgroup.module_info, peercgroup.ModuleNotLoadedError, errno.ENOPKG)
+        c = socket.socket(socket.AF_UNIX)
+        c.connect(lst.getsockname())
+        old, _ = lst.accept()
+    finally:
+        module_load()
+    for what, s in (("socketpair", a), ("accepted", old), ("client", c)):
+        expect(f"{what} made before the load", lambda: peercgroup.get(s), peercgroup.NoRecordError, errno.ENODATA)
+    n1, n2 = socket.socketpair()
+    check_info("socketpair after the load", peercgroup.get(n1), "/" + CG_SERVER, os.getpid())
+    for s in (a, b, c, old, n1, n2, lst):
+        s.close()
+
+
+def bench():
+    """ns per call of get() next to getsockopt(SO_PEERCRED), the way
+    tests/bench/bench.c measures the C library: methods interleaved, each
+    sample the median of 16 chunks, ratio to SO_PEERCRED per round."""
+    a, b = socket.socketpair()
+    fd = b.fileno()
+    methods = [
+        ("getsockopt(SO_PEERCRED) (floor)", lambda: b.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)),
+        ("Python peercgroup.get(sock) with path", lambda: peercgroup.get(b)),
+        ("Python peercgroup.get(fd) with path", lambda: peercgroup.get(fd)),
+        ("Python peercgroup.get(fd, no_path=True)", lambda: peercgroup.get(fd, no_path=True)),
+    ]
+
+    def time_calls(fn, iters):
+        chunk = max(iters // 16, 1)
+        t = []
+        for _ in range(16):
+            t0 = time.perf_counter_ns()
+            for _ in range(chunk):
+                fn()
+            t.append((time.perf_counter_ns() - t0) / chunk)
+        return sorted(t)[8]
+
+    iters = []
+    for _, fn in methods:  # calibrate: about 20 ms a sample
+        n = 16
+        while True:
+            t0 = time.perf_counter()
+            time_calls(fn, n)
+            if time.perf_counter() - t0 > 0.02 or n > 1 << 24:
+                break
+            n *= 2
+        iters.append(n * 4)
+    rounds = 9
+    ns = [[] for _ in methods]
+    for _ in range(rounds):
+        for i, (_, fn) in enumerate(methods):
+            ns[i].append(time_calls(fn, iters[i]))
+    print(f"# py bench: ns per call, {rounds} rounds, methods interleaved, "
+          "each sample the median of 16 chunks")
+    print(f"# | {'method':<40} | {'median ns':>9} | {'x SO_PEERCRED':>13} |")
+    for i, (name, _) in enumerate(methods):
+        ratio = sorted(ns[i][r] / ns[0][r] for r in range(rounds))[rounds // 2]
+        print(f"# | {name:<40} | {sorted(ns[i])[rounds // 2]:9.0f} | {ratio:13.2f} |")
+        print(f"BENCH,bindings,py_{i},ns_per_call,0,{sorted(ns[i])[rounds // 2]:.0f},ns")
+    a.close()
+    b.close()
+
+
+TESTS = [
+    ("module-info", t_module_info),
+    ("stream-both-directions", lambda: both_directions(socket.SOCK_STREAM)),
+    ("seqpacket-both-directions", lambda: both_directions(socket.SOCK_SEQPACKET)),
+    ("socketpair", t_socketpair),
+    ("long-path", t_long_path),
+    ("errors", t_errors),
+    ("asyncio-server", t_asyncio_server),
+    ("before-load", t_before_load),
+]
+
+
+def main():
+    only = sys.argv[1].removeprefix("py/") if len(sys.argv) > 1 and sys.argv[1] else None
+    with open("/proc/self/stat") as f, open("/proc/uptime") as u:
+        started = int(f.read().rsplit(")", 1)[1].split()[19]) / os.sysconf("SC_CLK_TCK")
+        since = float(u.read().split()[0]) - started
+    print(f"# python {sys.version.split()[0]}, peercgroup {peercgroup.__version__}: "
+          f"{since:.2f} s from exec to the first test")
+    cg_create(CG_SERVER)
+    cg_join(CG_SERVER)
+    for name, fn in TESTS:
+        if only and only != name:
+            continue
+        try:
+            fn()
+            print(f"ok - py/{name}", flush=True)
+        except Exception as e:  # noqa: BLE001 - every failure is a test result
+            import traceback
+            traceback.print_exc(file=sys.stdout)
+            print(f"not ok - py/{name}: {type(e).__name__}: {e}", flush=True)
+    with open("/proc/cmdline") as f:
+        if "pcg.bench_bindings=1" in f.read().split():
+            bench()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

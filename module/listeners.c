@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Listening sockets: what connect() may copy to a client, as the kernel
+ * copies the listener's sk_peer_pid (SO_PEERCRED) to it.
+ *
+ * The kernel sets a listener's credentials in unix_listen(), under the
+ * listener's state lock (unix_state_lock, i.e. unix_sk(sk)->lock), from
+ * the calling task: init_peercred()/update_peercred() on 5.10 to 6.12,
+ * update_peercred() with a struct pid taken by prepare_peercred() before
+ * the lock on 7.x.  A client copies them in unix_stream_connect() with the
+ * listener locked, in the same critical section that calls
+ * security_unix_stream_connect(), where our connect hook runs.  What that
+ * hook cannot see is which of several listen() calls set them: a hook at
+ * unix_listen()'s entry runs before the kernel takes the lock, calls race
+ * between the two, and on 7.x the call can still fail afterwards.
+ *
+ * So the record of a listener keeps, per thread group that called listen()
+ * on it, the cgroups its calls were made from, and the probe watches both
+ * ends of each call, under the listener's lock:
+ *  - at entry: the call is running, from cgroup C;
+ *  - at return: if it succeeded, C is what the kernel set for this thread
+ *    group, unless another call of the same group overlapped it.
+ * The connect hook reads the listener's sk_peer_pid (stable: the lock is
+ * held) and answers only from that thread group's slot, and only when
+ * every call of that group that may have set the credentials was made
+ * from one cgroup.  Otherwise, and whenever a call escaped the record,
+ * the client gets no record (ENODATA): the module cannot prove the answer.
+ *
+ * Locking: a listener record is created, changed and read under its
+ * socket's state lock, and removed by the socket's destructor, when no
+ * listen() or connect() can reach the socket.  Lookups also hold
+ * rcu_read_lock() for the table; records are freed after a grace period.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+#include <linux/rhashtable.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <net/af_unix.h>
+
+#include "compat.h"
+#include "peercgroup.h"
+
+/* Thread groups remembered per listener; more evict idle ones. */
+#define PCG_LISTEN_SLOTS 4
+
+/* listen() calls in flight at once that the return probe can follow. */
+#define PCG_LISTEN_MAXACTIVE 512
+
+/* One thread group's listen() calls on one listener. */
+struct pcg_listen_slot {
+	struct pid *tgid;		/* NULL: a free slot */
+	struct cgroup *settled;		/* from its last call that succeeded */
+	struct cgroup *pending;		/* from its calls still running */
+	unsigned int running;
+	/*
+	 * Its calls overlapped from different cgroups, or its thread group
+	 * already held the credentials before the record knew it: which
+	 * cgroup the kernel's credentials came from is unknown for good.
+	 */
+	bool doubtful;
+};
+
+struct pcg_listener {
+	struct rhash_head node;
+	const struct sock *sk;		/* key; identity only */
+	/* a successful listen() escaped the record: no answer for good */
+	bool broken;
+	struct pcg_listen_slot slot[PCG_LISTEN_SLOTS];
+	struct rcu_head rcu;
+};
+
+static struct rhashtable pcg_listeners;
+static atomic_long_t pcg_listeners_count = ATOMIC_LONG_INIT(0);
+
+/*
+ * listen() calls running that the record does not follow (no memory, an
+ * unbound or connected socket at entry).  While any runs, no listener's
+ * origin is proven: such a call may still set credentials.
+ */
+static atomic_t pcg_untracked_listens = ATOMIC_INIT(0);
+
+static const struct rhashtable_params pcg_listener_params = {
+	.key_len = sizeof(const struct sock *),
+	.key_offset = offsetof(struct pcg_listener, sk),
+	.head_offset = offsetof(struct pcg_listener, node),
+	.automatic_shrinking = true,
+};
+
+long pcg_listeners_live(void)
+{
+	return atomic_long_read(&pcg_listeners_count);
+}
+
+static void pcg_listener_lockdep_assert(const struct sock *sk)
+{
+	lockdep_assert_held(&unix_sk((struct sock *)sk)->lock);
+}
+
+static struct pcg_listener *pcg_listener_lookup(const struct sock *sk)
+{
+	return rhashtable_lookup(&pcg_listeners, &sk, pcg_listener_params);
+}
+
+static void pcg_slot_release(struct pcg_listen_slot *slot)
+{
+	if (slot->settled)
+		cgroup_put(slot->settled);
+	if (slot->pending)
+		cgroup_put(slot->pending);
+	put_pid(slot->tgid);
+	memset(slot, 0, sizeof(*slot));
+}
+
+static void pcg_listener_free(struct pcg_listener *l)
+{
+	int i;
+
+	for (i = 0; i < PCG_LISTEN_SLOTS; i++)
+		if (l->slot[i].tgid)
+			pcg_slot_release(&l->slot[i]);
+	kfree(l);
+}
+
+static void pcg_listener_free_rcu(struct rcu_head *head)
+{
+	pcg_listener_free(container_of(head, struct pcg_listener, rcu));
+}
+
+static struct pcg_listen_slot *pcg_slot_find(struct pcg_listener *l,
+					     const struct pid *tgid)
+{
+	int i;
+
+	for (i = 0; i < PCG_LISTEN_SLOTS; i++)
+		if (l->slot[i].tgid && l->slot[i].tgid == tgid)
+			return &l->slot[i];
+	return NULL;
+}
+
+/*
+ * A slot for @tgid on listener @sk: a free one, or one whose thread group
+ * has no call running and does not hold the listener's credentials (its
+ * calls can no longer matter).  NULL if every slot still matters.
+ */
+static struct pcg_listen_slot *pcg_slot_claim(struct pcg_listener *l,
+					      const struct sock *sk,
+					      struct pid *tgid)
+{
+	struct pid *holder = READ_ONCE(sk->sk_peer_pid);
+	struct pcg_listen_slot *slot = NULL;
+	int i;
+
+	for (i = 0; i < PCG_LISTEN_SLOTS && !slot; i++)
+		if (!l->slot[i].tgid)
+			slot = &l->slot[i];
+	for (i = 0; i < PCG_LISTEN_SLOTS && !slot; i++)
+		if (!l->slot[i].running && l->slot[i].tgid != holder) {
+			slot = &l->slot[i];
+			pcg_slot_release(slot);
+		}
+	if (!slot)
+		return NULL;
+	slot->tgid = get_pid(tgid);
+	/*
+	 * Its group already holds the credentials: set by a call the record
+	 * never saw (before the module was loaded, or before its slot was
+	 * evicted), from an unknown cgroup.
+	 */
+	slot->doubtful = holder == tgid;
+	return slot;
+}
+
+/*
+ * A listen() call from @tgid in @cgrp begins on @sk; the caller holds its
+ * state lock.  Returns false if the record cannot follow the call.
+ */
+static bool pcg_listen_begin(const struct sock *sk, struct pid *tgid,
+			     struct cgroup *cgrp)
+{
+	struct pcg_listen_slot *slot;
+	struct pcg_listener *l;
+
+	pcg_listener_lockdep_assert(sk);
+	l = pcg_listener_lookup(sk);
+	if (!l) {
+		l = kzalloc(sizeof(*l), GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
+		if (!l) {
+			pcg_count(alloc_failures);
+			return false;
+		}
+		l->sk = sk;
+		/* Writers hold the socket's lock: no one inserts this key meanwhile. */
+		if (rhashtable_lookup_insert_fast(&pcg_listeners, &l->node,
+						  pcg_listener_params)) {
+			pcg_count(insert_failures);
+			kfree(l);
+			return false;
+		}
+		atomic_long_inc(&pcg_listeners_count);
+	}
+	slot = pcg_slot_find(l, tgid);
+	if (!slot)
+		slot = pcg_slot_claim(l, sk, tgid);
+	if (!slot) {
+		l->broken = true;
+		return true;
+	}
+	if (!slot->running) {
+		cgroup_get(cgrp);
+		slot->pending = cgrp;
+	} else if (slot->pending != cgrp) {
+		slot->doubtful = true;
+	}
+	slot->running++;
+	return true;
+}
+
+/* That call returns @ret; the caller holds the state lock of @sk. */
+static void pcg_listen_end(const struct sock *sk, struct pid *tgid, int ret)
+{
+	struct pcg_listen_slot *slot;
+	struct pcg_listener *l;
+
+	pcg_listener_lockdep_assert(sk);
+	l = pcg_listener_lookup(sk);
+	slot = l ? pcg_slot_find(l, tgid) : NULL;
+	if (!slot || WARN_ON_ONCE(!slot->running))
+		return;
+	if (!ret) {
+		cgroup_get(slot->pending);
+		if (slot->settled)
+			cgroup_put(slot->settled);
+		slot->settled = slot->pending;
+	}
+	if (!--slot->running) {
+		cgroup_put(slot->pending);
+		slot->pending = NULL;
+	}
+}
+
+/* A successful listen() on @sk that the record did not follow. */
+static void pcg_listen_escaped(const struct sock *sk)
+{
+	struct pcg_listener *l;
+
+	pcg_listener_lockdep_assert(sk);
+	l = pcg_listener_lookup(sk);
+	if (l)
+		l->broken = true;
+}
+
+static struct kretprobe pcg_listen_probe;
+
+unsigned long pcg_listen_probe_missed(void)
+{
+	return READ_ONCE(pcg_listen_probe.nmissed);
+}
+
+/*
+ * The origin a client connecting to @listener gets: the one the kernel
+ * copies to it with SO_PEERCRED, if the record proves it.  Called by the
+ * connect hook, which runs with the listener's state lock held, as the
+ * kernel's copy does.  Returns counted references.
+ */
+bool pcg_listener_origin(const struct sock *listener, struct cgroup **cgrp,
+			 struct pid **tgid)
+{
+	struct pcg_listen_slot *slot;
+	struct pcg_listener *l;
+	struct cgroup *from = NULL;
+	struct pid *holder;
+
+	pcg_listener_lockdep_assert(listener);
+	if (atomic_read(&pcg_untracked_listens) || pcg_listen_probe_missed())
+		goto unknown;
+	holder = READ_ONCE(listener->sk_peer_pid);
+	rcu_read_lock();
+	l = pcg_listener_lookup(listener);
+	slot = l && !l->broken && holder ? pcg_slot_find(l, holder) : NULL;
+	if (slot && !slot->doubtful) {
+		/*
+		 * With calls running, the credentials come from the last call
+		 * that succeeded or from one of them; all must agree.
+		 */
+		if (!slot->running)
+			from = slot->settled;
+		else if (!slot->settled || slot->settled == slot->pending)
+			from = slot->pending;
+	}
+	if (from) {
+		cgroup_get(from);
+		*cgrp = from;
+		*tgid = get_pid(holder);
+	}
+	rcu_read_unlock();
+	if (from)
+		return true;
+unknown:
+	pcg_count(listener_unknown);
+	return false;
+}
+
+/* Socket @sk is being destroyed: no listen() or connect() can reach it. */
+void pcg_listener_forget(const struct sock *sk)
+{
+	struct pcg_listener *l;
+
+	rcu_read_lock();
+	l = pcg_listener_lookup(sk);
+	if (l && !rhashtable_remove_fast(&pcg_listeners, &l->node,
+					 pcg_listener_params)) {
+		atomic_long_dec(&pcg_listeners_count);
+		call_rcu(&l->rcu, pcg_listener_free_rcu);
+	}
+	rcu_read_unlock();
+}
+
+/* What the probe remembers between the entry and the return of a call. */
+struct pcg_listen_call {
+	struct sock *sk;
+	bool followed;
+};
+
+/*
+ * unix_listen(sock, backlog), entry.  Runs in the calling task, at the
+ * function's entry (no lock held, preemption disabled), so it never
+ * sleeps.  Sockets unix_listen() refuses for their type are skipped; a
+ * call the record cannot follow is counted as escaped until it returns.
+ */
+static int notrace pcg_listen_enter(struct kretprobe_instance *ri,
+				    struct pt_regs *regs)
+{
+	struct pcg_listen_call *call = (struct pcg_listen_call *)ri->data;
+	struct socket *sock = (struct socket *)regs_get_kernel_argument(regs, 0);
+	struct sock *sk = sock->sk;
+	struct cgroup *cgrp;
+	int state;
+
+	if (!pcg_is_stream(sk))
+		return 1;	/* refused by unix_listen(): no return handler */
+	call->sk = sk;
+	call->followed = false;
+	cgrp = pcg_current_cgroup();
+	spin_lock(&unix_sk(sk)->lock);
+	state = sk->sk_state;
+	/*
+	 * Only a bound socket, listening or not yet connected, can listen.
+	 * A record then always belongs to a bound socket, which lets the
+	 * destructor skip the table for unbound ones, every client among
+	 * them; a socket that escapes this check by racing bind() or
+	 * connect() takes the escaped path.
+	 */
+	if (cgrp && unix_sk(sk)->addr && (state == TCP_CLOSE || state == TCP_LISTEN)) {
+		rcu_read_lock();
+		call->followed = pcg_listen_begin(sk, task_tgid(current), cgrp);
+		rcu_read_unlock();
+	}
+	spin_unlock(&unix_sk(sk)->lock);
+	if (cgrp)
+		cgroup_put(cgrp);
+	if (!call->followed)
+		atomic_inc(&pcg_untracked_listens);
+	return 0;
+}
+
+/* unix_listen() returns, in the same task; the socket is still held. */
+static int notrace pcg_listen_return(struct kretprobe_instance *ri,
+				     struct pt_regs *regs)
+{
+	struct pcg_listen_call *call = (struct pcg_listen_call *)ri->data;
+	int ret = (int)regs_return_value(regs);
+	struct sock *sk = call->sk;
+
+	spin_lock(&unix_sk(sk)->lock);
+	rcu_read_lock();
+	if (call->followed)
+		pcg_listen_end(sk, task_tgid(current), ret);
+	else if (!ret)
+		pcg_listen_escaped(sk);
+	rcu_read_unlock();
+	spin_unlock(&unix_sk(sk)->lock);
+	if (!call->followed)
+		atomic_dec(&pcg_untracked_listens);
+	return 0;
+}
+
+static struct kretprobe pcg_listen_probe = {
+	.kp.symbol_name = "unix_listen",
+	.entry_handler = pcg_listen_enter,
+	.handler = pcg_listen_return,
+	.data_size = sizeof(struct pcg_listen_call),
+	.maxactive = PCG_LISTEN_MAXACTIVE,
+};
+
+int pcg_listen_probe_register(void)
+{
+	int err = register_kretprobe(&pcg_listen_probe);
+
+	if (err)
+		pr_err("cannot probe unix_listen (%d)\n", err);
+	return err;
+}
+
+void pcg_listen_probe_unregister(void)
+{
+	/* Returns once no handler of the probe is still running. */
+	unregister_kretprobe(&pcg_listen_probe);
+}
+
+int pcg_listeners_init(void)
+{
+	return rhashtable_init(&pcg_listeners, &pcg_listener_params);
+}
+
+static void pcg_listener_free_one(void *ptr, void *arg)
+{
+	pcg_listener_free(ptr);
+}
+
+/* Callers have unregistered the probe and the hooks: no writer is left. */
+void pcg_listeners_destroy(void)
+{
+	rcu_barrier();
+	rhashtable_free_and_destroy(&pcg_listeners, pcg_listener_free_one, NULL);
+}

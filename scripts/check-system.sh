@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# make check-system: the Debian packages on a real Debian 12 machine under
+# QEMU (TCG): systemd as PID 1, udev, dkms, the image's own initramfs.
+# The image comes from scripts/system-image.sh (cached); each run works on a
+# copy.  The steps (scripts/system-guest/steps.sh) run at each boot from a
+# read-only payload disk (label pcgpayload: the steps, the .debs, the 6.12
+# kernel's .debs); the guest writes TAP lines and a verdict on its second
+# serial port, judged by scripts/guest-judge.sh as every guest boot is.
+#
+# Boots: install (6.1) -> boot (6.1) -> kernel (6.12, the newest kernel in
+# /boot, as a boot loader would pick).  A "reboot" powers the guest off; the
+# host starts it again with the kernel and initramfs read out of the disk
+# image with debugfs (no loop mount, no root needed for that part).
+#
+# Needs: build/deb (make deb), build/deb-prev (make deb-prev).
+# Prints one line per test and "system: N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+out=$top/build/run/system
+timeout=${PCG_SYSTEM_TIMEOUT:-2400}
+passed=0 failed=0
+start=$SECONDS
+die() { echo "check-system: $*" >&2; echo "system: $passed passed, $((failed + 1)) failed"; exit 1; }
+# shellcheck source=scripts/guest-judge.sh
+. scripts/guest-judge.sh
+
+rm -rf "$out"
+mkdir -p "$out/payload"/{debs,prev,broken,kernel,units}
+
+# ---- the image ----
+t0=$SECONDS
+image=$(scripts/system-image.sh build) || die "the image could not be made"
+echo "# image $image: ready in $((SECONDS - t0))s"
+t0=$SECONDS
+cp --sparse=always "$image" "$out/disk.img"
+echo "# copy of the image: $((SECONDS - t0))s"
+
+# ---- the payload ----
+cp build/deb/peercgroup-dkms_*.deb build/deb/libpeercgroup1_*.deb build/deb/peercgroup_*.deb \
+	"$out/payload/debs/" || die "no packages in build/deb (make deb)"
+cp build/deb-prev/peercgroup-dkms_*.deb build/deb-prev/libpeercgroup1_*.deb build/deb-prev/peercgroup_*.deb \
+	"$out/payload/prev/" || die "no packages in build/deb-prev (make deb-prev)"
+scripts/kernel.sh fetch 6.12 >/dev/null || die "scripts/kernel.sh fetch 6.12 failed"
+cp build/cache/debs/6.12/*.deb "$out/payload/kernel/"
+cp scripts/system-guest/steps.sh "$out/payload/"
+cp scripts/system-guest/units/*.service examples/peercgroup-sandboxed.service "$out/payload/units/"
+# A new version whose module does not compile: the current peercgroup-dkms
+# repacked as VERSION.1~broken with an #error in the module.
+(
+	set -e
+	w=$out/broken-pkg
+	rm -rf "$w"
+	dpkg-deb -R "$out"/payload/debs/peercgroup-dkms_*.deb "$w"
+	v=$(sed -n 's/^Version: //p' "$w/DEBIAN/control")
+	bv=$v.1~broken
+	mv "$w/usr/src/peercgroup-$v" "$w/usr/src/peercgroup-$bv"
+	echo "$bv" >"$w/usr/src/peercgroup-$bv/VERSION"
+	sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$bv\"/" "$w/usr/src/peercgroup-$bv/dkms.conf"
+	echo '#error "a deliberately broken version (check-system)"' >>"$w/usr/src/peercgroup-$bv/module/main.c"
+	sed -i "s/^Version: .*/Version: $bv/" "$w/DEBIAN/control"
+	(cd "$w" && find usr -type f -exec md5sum {} + >DEBIAN/md5sums)
+	dpkg-deb -b -Zgzip "$w" "$out/payload/broken/peercgroup-dkms_${bv}_all.deb" >/dev/null
+) || die "could not make the broken package"
+t0=$SECONDS
+mke2fs -q -t ext4 -L pcgpayload -d "$out/payload" "$out/payload.img" 256M || die "mke2fs of the payload failed"
+echo "# payload disk: $((SECONDS - t0))s ($(du -sh "$out/payload" | cut -f1))"
+
+# children_cpu: seconds of CPU (user + system) used by finished children.
+children_cpu() {
+	times | tail -n 1 | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d\n", t }'
+}
+
+# boot PHASE: the newest kernel of the disk's /boot, with its initramfs.
+boot() {
+	local phase=$1 kver dir=$out/$1 rc secs t
+	mkdir -p "$dir"
+	kver=$(debugfs -R 'ls -p /boot' "$out/disk.img" 2>/dev/null |
+		awk -F/ '$6 ~ /^vmlinuz-/ {sub(/^vmlinuz-/, "", $6); print $6}' | sort -V | tail -n 1)
+	[ -n "$kver" ] || { echo "not ok - system/$phase-boot: no kernel in the image's /boot"; failed=$((failed + 1)); return 1; }
+	debugfs -R "dump /boot/vmlinuz-$kver $dir/vmlinuz" "$out/disk.img" >/dev/null 2>&1
+	debugfs -R "dump /boot/initrd.img-$kver $dir/initrd.img" "$out/disk.img" >/dev/null 2>&1
+	: >"$dir/verdict.txt"
+	t=$SECONDS
+	local cpu0
+	cpu0=$(children_cpu)
+	timeout --foreground "$timeout" qemu-system-x86_64 \
+		-accel tcg,thread=single -cpu max -smp 1 -m 2048 \
+		-nodefaults -no-reboot -display none -monitor none \
+		-kernel "$dir/vmlinuz" -initrd "$dir/initrd.img" \
+		-append "root=/dev/vda rw console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 pcg.phase=$phase" \
+		-drive "file=$out/disk.img,if=virtio,format=raw" \
+		-drive "file=$out/payload.img,if=virtio,format=raw,readonly=on" \
+		-serial "file:$dir/console.log" -serial "file:$dir/verdict.txt" </dev/null
+	rc=$?
+	secs=$((SECONDS - t))
+	grep -a -E '^(ok|not ok) - |^# ' "$dir/verdict.txt" | tr -d '\r'
+	# The CPU time QEMU used is what the boot costs on an idle host (TCG
+	# runs one vCPU on one host thread); the wall time depends on the load.
+	echo "# boot '$phase' on $kver: ${secs}s wall, $(($(children_cpu) - cpu0))s of QEMU CPU time"
+	judge_guest "system-$phase" "$dir/console.log" "$dir/verdict.txt" "$rc" "$timeout" "$secs" "$dir" |
+		grep -v '^  not ok' | tail -n 60
+	local p f
+	read -r _ p f _ <"$dir/result"
+	passed=$((passed + p))
+	failed=$((failed + f))
+	[ "$f" -eq 0 ]
+}
+
+# PCG_SYSTEM_PHASES="install boot" stops early (each phase needs the ones
+# before it on the same disk).
+for phase in ${PCG_SYSTEM_PHASES:-install boot kernel}; do
+	boot "$phase" || break
+done
+echo "# check-system took $((SECONDS - start))s"
+echo "system: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

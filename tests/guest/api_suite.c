@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The library's daemon-facing API against the real module: the
+ * sd_peer_get_*()-like getters (compared with the kernel's own
+ * /proc/PID/cgroup), the sandboxed-daemon errors (a node hidden by a private
+ * /dev, a node the caller may not open), the device cache in a _Fork()
+ * child, and the example responder's policy decisions over real clients.
+ * Runs as root in the guest, cgroup2 at CGROOT.  Usage: api_suite [TEST]
+ */
+#include "guest.h"
+
+#include <limits.h>
+#include <sys/mount.h>
+#include <sys/sysmacros.h>
+
+#include "peercgroup.h"
+#include "internal.h"
+
+#define RESPONDER "/bin/responder"
+
+/* mkdir -p under CGROOT; each level created is removed after the test. */
+static int cg_make(const char *path)
+{
+	char p[PATH_MAX];
+	size_t i;
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (i = 0; p[i]; i++) {
+		if (p[i] != '/')
+			continue;
+		p[i] = '\0';
+		if (cg_create(p))
+			return -1;
+		p[i] = '/';
+	}
+	return cg_create(p);
+}
+
+/* The runner kills, closes and removes what a test leaves; these say so
+ * where a value is at hand. */
+static pid_t defer_kill_pid(pid_t pid)
+{
+	if (pid > 0)
+		defer_kill(pid);
+	return pid;
+}
+
+static int defer_close_fd(int fd)
+{
+	if (fd >= 0)
+		defer_close(fd);
+	return fd;
+}
+
+/*
+ * A peer: a child that enters @cg, connects to the abstract @name and
+ * stays until the server closes.  Returns its pid.
+ */
+static pid_t peer_in(const char *cg, const char *name)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char c;
+		int fd;
+
+		if (cg_move(cg, 0))
+			_exit(10);
+		fd = connect_to(name, SOCK_STREAM);
+		if (fd < 0)
+			_exit(11);
+		while (read(fd, &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	return pid;
+}
+
+/* The server side of one peer in @cg: *@fd is the accepted socket.  Each
+ * call listens on a new name: earlier peers still hold their copy of the
+ * earlier listeners. */
+static int accept_peer(const char *cg, int *fd, pid_t *pid)
+{
+	static int calls;
+	char name[32];
+	int l;
+
+	snprintf(name, sizeof(name), "api-getters-%d", calls++);
+	l = listen_on(name, SOCK_STREAM);
+	*fd = -1;
+	if (l < 0)
+		return -1;
+	*pid = defer_kill_pid(peer_in(cg, name));
+	if (*pid > 0)
+		*fd = defer_close_fd(accept4(l, NULL, NULL, SOCK_CLOEXEC));
+	close(l);
+	return *fd < 0 ? -1 : 0;
+}
+
+struct want {
+	const char *cg;
+	const char *unit, *user_unit, *machine, *container;
+	long long uid;
+	enum peercgroup_runtime runtime;
+};
+
+static const struct want wants[] = {
+	{ "system.slice/sshd.service", "sshd.service", NULL, NULL, NULL, -1,
+	  PEERCGROUP_RT_SYSTEM_SERVICE },
+	{ "user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-org.gnome.Maps-42.scope",
+	  "user@1000.service", "app-gnome-org.gnome.Maps-42.scope", NULL, NULL, 1000,
+	  PEERCGROUP_RT_APP },
+	{ "machine.slice/systemd-nspawn@deb.service/payload", "systemd-nspawn@deb.service", NULL,
+	  "deb", "deb", -1, PEERCGROUP_RT_NSPAWN },
+	/* the supervisor is nspawn itself: a machine, not a container */
+	{ "machine.slice/systemd-nspawn@deb.service/supervisor", "systemd-nspawn@deb.service", NULL,
+	  "deb", NULL, -1, PEERCGROUP_RT_NSPAWN },
+	{ "lxc.payload.web01", NULL, NULL, NULL, "web01", -1, PEERCGROUP_RT_LXC },
+	{ "lxc.monitor.web01", NULL, NULL, NULL, NULL, -1, PEERCGROUP_RT_LXC },
+};
+
+/* -ENXIO, or 0 and the string equal to @want. */
+#define CHECK_GOT(r, s, want) do {						\
+	if (want) {								\
+		CHECK((r) == 0 && (s) && !strcmp((s), (want)),			\
+		      "%s: %s: expected \"%s\", got %d \"%s\"", w->cg, #r,	\
+		      (want), (r), (s) ? (s) : "(null)");			\
+	} else {								\
+		CHECK((r) == -ENXIO, "%s: %s: expected -ENXIO, got %d \"%s\"",	\
+		      w->cg, #r, (r), (s) ? (s) : "(null)");			\
+	}									\
+	free(s);								\
+	s = NULL;								\
+} while (0)
+
+static void check_getters(const struct want *w)
+{
+	struct peercgroup_class c = PEERCGROUP_CLASS_INIT;
+	enum peercgroup_runtime rt;
+	char truth[PATH_MAX], *s = NULL;
+	int fd, r;
+	pid_t pid;
+	uid_t uid;
+
+	SYS(cg_make(w->cg));
+	SYS(accept_peer(w->cg, &fd, &pid));
+	/* the kernel's own truth: the peer's /proc/PID/cgroup */
+	SYS(proc_cgroup(pid, truth, sizeof(truth)));
+	CHECK(truth[0] == '/' && !strcmp(truth + 1, w->cg), "peer is in %s, not /%s", truth, w->cg);
+	r = peercgroup_peer_classify(fd, 0, &c);
+	CHECK_INT(0, r);
+	CHECK_INT(w->runtime, c.runtime);
+	r = peercgroup_peer_get_unit(fd, &s);
+	CHECK_GOT(r, s, w->unit);
+	r = peercgroup_peer_get_user_unit(fd, &s);
+	CHECK_GOT(r, s, w->user_unit);
+	r = peercgroup_peer_get_machine_name(fd, &s);
+	CHECK_GOT(r, s, w->machine);
+	r = peercgroup_peer_get_container(fd, &rt, &s);
+	CHECK_GOT(r, s, w->container);
+	r = peercgroup_peer_get_owner_uid(fd, &uid);
+	if (w->uid >= 0) {
+		CHECK_INT(0, r);
+		CHECK_INT(w->uid, uid);
+	} else {
+		CHECK_INT(-ENXIO, r);
+	}
+}
+
+static void a_getters_match_the_kernel(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(wants) / sizeof(wants[0]); i++)
+		check_getters(&wants[i]);
+}
+
+/* The getters answer from the connect-time record; only GET_LIVE sees a move. */
+static void a_getters_are_connect_time(void)
+{
+	struct peercgroup_class c = PEERCGROUP_CLASS_INIT;
+	char *unit = NULL;
+	int fd, r;
+	pid_t pid;
+
+	SYS(cg_make("system.slice/before.service"));
+	SYS(cg_make("system.slice/after.service"));
+	SYS(accept_peer("system.slice/before.service", &fd, &pid));
+	SYS(cg_move("system.slice/after.service", pid));
+	r = peercgroup_peer_get_unit(fd, &unit);
+	CHECK(r == 0 && unit && !strcmp(unit, "before.service"), "unit: %d %s", r, unit);
+	free(unit);
+	SYS(peercgroup_peer_classify(fd, PEERCGROUP_GET_LIVE, &c));
+	CHECK_STR("after.service", c.unit);
+}
+
+/* PrivateDevices=yes: a fresh /dev without our node. */
+static int hide_dev(void)
+{
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -1;
+	return mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755");
+}
+
+static void hidden_node(void *arg)
+{
+	int r;
+
+	(void)arg;
+	SYS(hide_dev());
+	r = peercgroup_open_device();
+	CHECK_INT(-ENODEV, r);
+	CHECK(strstr(peercgroup_strerror(r), "DeviceAllow=/dev/peercgroup") &&
+	      strstr(peercgroup_strerror(r), "BindReadOnlyPaths=/dev/peercgroup"),
+	      "message names no fix: %s", peercgroup_strerror(r));
+}
+
+static void a_sandbox_hidden_node_says_deviceallow(void)
+{
+	t_in_child(hidden_node, NULL);
+}
+
+static void open_then_hide(void *arg)
+{
+	struct peercgroup_info info;
+	int sv[2];
+
+	(void)arg;
+	SYS(peercgroup_open_device());
+	SYS(hide_dev());
+	SYS(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	CHECK_INT(0, peercgroup_get(sv[0], 0, &info));
+	CHECK_INT(getpid(), info.pid);
+	peercgroup_info_free(&info);
+}
+
+static void a_sandbox_open_before_hiding_keeps_working(void)
+{
+	t_in_child(open_then_hide, NULL);
+}
+
+/* A node this (unprivileged) caller may not open. */
+static void denied_node(void *arg)
+{
+	struct stat st;
+	int r;
+
+	(void)arg;
+	SYS(stat(PEERCGROUP_DEVICE_PATH, &st));
+	SYS(hide_dev());
+	SYS(mknod(PEERCGROUP_DEVICE_PATH, S_IFCHR | 0600, st.st_rdev));
+	SYS(setgid(65534));
+	SYS(setuid(65534));
+	r = peercgroup_open_device();
+	CHECK_INT(-EACCES, r);
+	CHECK(strstr(peercgroup_strerror(r), "DeviceAllow=/dev/peercgroup"),
+	      "message names no fix: %s", peercgroup_strerror(r));
+}
+
+static void a_sandbox_denied_node_says_deviceallow(void)
+{
+	t_in_child(denied_node, NULL);
+}
+
+/*
+ * A _Fork() child (no atfork handlers) closes the library's descriptor and
+ * a regular file takes its number: the query must still reach the module.
+ */
+static void a_fork_child_never_reuses_a_stale_fd(void)
+{
+	struct peercgroup_info info;
+	int sv[2], status, devfd = -1, fd;
+	struct stat dev, st;
+	pid_t pid;
+
+	SYS(peercgroup_open_device());
+	SYS(stat(PEERCGROUP_DEVICE_PATH, &dev));
+	for (fd = 3; fd < 1024 && devfd < 0; fd++)
+		if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == dev.st_rdev)
+			devfd = fd;
+	CHECK(devfd >= 0, "the library's descriptor not found");
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	pid = _Fork();
+	if (pid == 0) {
+		close(devfd);
+		if (open("/proc/self/status", O_RDONLY) != devfd)
+			_exit(10);
+		if (peercgroup_get(sv[0], 0, &info))
+			_exit(11);
+		_exit(info.pid == getppid() ? 0 : 12);	/* the pair's creator */
+	}
+	SYS(pid);
+	SYS(waitpid(pid, &status, 0));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: status %#x", status);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* Until someone has bound the abstract @name (binding it fails from then on). */
+static bool wait_bound(const char *name)
+{
+	struct sockaddr_un sa;
+	socklen_t len = abstract_addr(&sa, name);
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		bool busy = probe >= 0 && bind(probe, (struct sockaddr *)&sa, len) < 0 &&
+			    errno == EADDRINUSE;
+
+		if (probe >= 0)
+			close(probe);
+		if (busy)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* ---- the example responder's decisions ---- */
+
+static const char policy[] =
+	"allow  runtime    systemd-service\n"
+	"allow  container  lxc:web*\n"
+	"allow  app        org.gnome.Maps\n"
+	"deny   runtime    kubernetes\n"
+	"deny   runtime    *\n";
+
+static const struct {
+	const char *cg;
+	const char *verdict;
+} decisions[] = {
+	{ "lxc.payload.web01", "ALLOW" },
+	/* the monitor of that very container is not let in by its rule */
+	{ "lxc.monitor.web01", "DENY" },
+	{ "system.slice/foo.service", "ALLOW" },
+	{ "user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.gnome.Maps-7.scope", "ALLOW" },
+	{ "user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.evil.Maps-8.scope", "DENY" },
+	{ "kubepods/besteffort/pod0f3c5d6e-1a2b-4c3d-9e8f-7a6b5c4d3e2f", "DENY" },
+	{ "lxc.payload.db01", "DENY" },
+};
+
+/* A client in @cg asks the responder at @name; *@reply is its first line. */
+static int ask_from(const char *cg, const char *name, char *reply, size_t size)
+{
+	int p[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	reply[0] = '\0';
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char buf[512];
+		ssize_t got = 0, k;
+		int fd;
+
+		close(p[0]);
+		if (cg_move(cg, 0) || (fd = connect_to(name, SOCK_STREAM)) < 0)
+			_exit(1);
+		while ((k = read(fd, buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
+			got += k;
+		if (write(p[1], buf, (size_t)got) != got)
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	n = read(p[0], reply, size - 1);
+	reply[n > 0 ? n : 0] = '\0';
+	reply[strcspn(reply, "\n")] = '\0';
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static void a_responder_decisions(void)
+{
+	size_t i, n = sizeof(decisions) / sizeof(decisions[0]);
+	char reply[512], count[16];
+	int status;
+	pid_t rsp;
+
+	if (access(RESPONDER, X_OK)) {
+		FAIL("%s missing from the guest", RESPONDER);
+	}
+	{
+		FILE *f = fopen("/tmp/api.policy", "we");
+
+		CHECK(f && fputs(policy, f) >= 0 && fclose(f) == 0, "write policy");
+	}
+	for (i = 0; i < n; i++)
+		SYS(cg_make(decisions[i].cg));
+	snprintf(count, sizeof(count), "%zu", n);
+	rsp = fork();
+	if (rsp == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		execl(RESPONDER, "responder", "/tmp/api.policy", "@api-responder", count, (char *)NULL);
+		_exit(127);
+	}
+	SYS(defer_kill_pid(rsp));	/* killed if a check fails before it ends */
+	CHECK(wait_bound("api-responder"), "the responder never listened");
+	for (i = 0; i < n; i++) {
+		CHECK(ask_from(decisions[i].cg, "api-responder", reply, sizeof(reply)) == 0,
+		      "client in /%s got no reply", decisions[i].cg);
+		CHECK(!strncmp(reply, decisions[i].verdict, strlen(decisions[i].verdict)) &&
+		      reply[strlen(decisions[i].verdict)] == ' ',
+		      "client in /%s: expected %s, got \"%s\"", decisions[i].cg,
+		      decisions[i].verdict, reply);
+	}
+	SYS(waitpid(rsp, &status, 0));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "responder exit %#x", status);
+}
+
+/* peercgroup status: every counter the module has, and us as a holder. */
+static void a_status_shows_counters_and_holders(void)
+{
+	char out[8192], line[64];
+	size_t n = 0;
+	FILE *p;
+
+	SYS(peercgroup_open_device());
+	p = popen("/bin/peercgroup status", "r");
+	CHECK(p, "popen: %s", strerror(errno));
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	pclose(p);
+	CHECK(strstr(out, "  freed "), "no freed counter in:\n%s", out);
+	CHECK(strstr(out, "  live "), "no live counter in:\n%s", out);
+	snprintf(line, sizeof(line), "\n  %d api_suite\n", (int)getpid());
+	CHECK(strstr(out, line), "this suite (pid %d) not among the holders:\n%s", (int)getpid(), out);
+	CHECK(strstr(out, "module refcnt:"), "no refcnt in:\n%s", out);
+}
+
+/* "container":{...} to the end of a JSON line, without the closing '}' */
+static const char *container_part(char *line)
+{
+	char *c = strstr(line, "\"container\":");
+	size_t n;
+
+	if (!c)
+		return "";
+	n = strlen(c);
+	while (n && (c[n - 1] == '\n' || c[n - 1] == '}'))
+		n--;
+	c[n] = '\0';
+	return c;
+}
+
+/* serve --json describes a client's container exactly as classify --json
+ * describes its cgroup path. */
+static void a_cli_json_same_container_shape(void)
+{
+	static const char cg[] = "lxc.payload.cli01";
+	char served[4096] = "", classified[4096] = "", *a, *b;
+	FILE *srv, *cls;
+	pid_t client;
+
+	SYS(cg_make(cg));
+	srv = popen("/bin/peercgroup --json --count 1 serve @api-cli", "r");
+	CHECK(srv, "popen serve: %s", strerror(errno));
+	CHECK(wait_bound("api-cli"), "serve never listened");
+	client = defer_kill_pid(peer_in(cg, "api-cli"));
+	SYS(client);
+	if (!fgets(served, sizeof(served), srv))
+		served[0] = '\0';
+	pclose(srv);
+	cls = popen("/bin/peercgroup --json classify /lxc.payload.cli01", "r");
+	CHECK(cls, "popen classify: %s", strerror(errno));
+	if (!fgets(classified, sizeof(classified), cls))
+		classified[0] = '\0';
+	pclose(cls);
+	a = strdup(served);
+	b = strdup(classified);
+	CHECK(a && b, "strdup");
+	CHECK(strstr(served, "\"path\":\"/lxc.payload.cli01\""), "serve: %s", served);
+	CHECK(strstr(classified, "\"runtime\":\"lxc\",\"id\":\"cli01\""), "classify: %s", classified);
+	CHECK(!strcmp(container_part(a), container_part(b)),
+	      "serve and classify differ:\n  serve:    %s  classify: %s", served, classified);
+	free(a);
+	free(b);
+}
+
+int main(int argc, char **argv)
+{
+	guest_begin("api", argc, argv);
+	if (module_require())
+		return 1;
+	signal(SIGPIPE, SIG_IGN);
+	RUN(a_getters_match_the_kernel);
+	RUN(a_getters_are_connect_time);
+	RUN(a_sandbox_hidden_node_says_deviceallow);
+	RUN(a_sandbox_open_before_hiding_keeps_working);
+	RUN(a_sandbox_denied_node_says_deviceallow);
+	RUN(a_fork_child_never_reuses_a_stale_fd);
+	RUN(a_responder_decisions);
+	RUN(a_status_shows_counters_and_holders);
+	RUN(a_cli_json_same_container_shape);
+	return guest_end();
+}

@@ -1,0 +1,680 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Path lengths at every boundary: the module's buffers (256 on the stack,
+ * PATH_MAX + 1 on the heap), the kernel's truncating formatters
+ * (scnprintf on 6.1+, strlcpy on 5.10), powers of two and PATH_MAX.
+ * Every answer is compared with the kernel's own truth: /proc/PID/cgroup
+ * of the peer and stat() of its cgroup directory (st_ino == cgroup_id),
+ * through the ioctl (path_size len + 1, len, 0), the library and the CLI,
+ * from the accepting and the connecting end.  Paths longer than PATH_MAX
+ * are built with mkdirat() from directory fds.  Runs as root in the guest
+ * with cgroup2 at CGROOT.  Usage: path_suite [TEST]
+ */
+#include "guest.h"
+
+#include <limits.h>
+#include <poll.h>
+
+#include "peercgroup.h"	/* the library's */
+
+/* Longest path the module answers: PATH_MAX - 1 bytes + the NUL. */
+#define LONGEST (PATH_MAX - 1)
+#define CANARY 0xa5
+
+/* ---- a chain of nested cgroups whose path has an exact length ---- */
+
+struct chain {
+	int depth;		/* directories below CGROOT */
+	int *fd;		/* fd[0]: CGROOT; fd[i]: level i */
+	char **name;		/* name[i]: level i (1..depth) */
+	char *path;		/* as the root cgroup namespace reads it */
+	size_t len;
+};
+
+static void chain_free(struct chain *c)
+{
+	for (int i = c->depth; i >= 1; i--) {
+		if (c->fd[i] >= 0)
+			close(c->fd[i]);
+		if (c->name[i])
+			unlinkat(c->fd[i - 1], c->name[i], AT_REMOVEDIR);
+		free(c->name[i]);
+	}
+	if (c->fd && c->fd[0] >= 0)
+		close(c->fd[0]);
+	free(c->fd);
+	free(c->name);
+	free(c->path);
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * Creates the cgroups for a path of exactly @len bytes ("/" for 1) below
+ * @parent_fd (a cgroup directory; -1: CGROOT, whose own path @parent_path
+ * is "" then), names of at most @maxname bytes, the first one starting
+ * with @tag.  Returns 0 or -errno.
+ */
+static int chain_make_below(struct chain *c, int parent_fd, const char *parent_path,
+			    size_t len, size_t maxname, const char *tag)
+{
+	size_t plen = strlen(parent_path), left, max = (len + 1) / 2 + 1;
+	static const char fill[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+	memset(c, 0, sizeof(*c));
+	c->fd = calloc(max + 1, sizeof(*c->fd));
+	c->name = calloc(max + 1, sizeof(*c->name));
+	c->path = malloc(plen + len + 2);
+	if (!c->fd || !c->name || !c->path)
+		return -ENOMEM;
+	c->fd[0] = parent_fd >= 0 ? dup(parent_fd) :
+		open(CGROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->fd[0] < 0)
+		return -errno;
+	strcpy(c->path, parent_path);
+	c->len = plen;
+	left = len == 1 && !plen ? 0 : len;
+	while (left > 0) {
+		size_t n = left - 1 > maxname ? maxname : left - 1;
+		int i = ++c->depth;
+		char *nm;
+
+		if (left - (n + 1) == 1)	/* a lone byte cannot be "/x" */
+			n--;
+		nm = malloc(n + 1);
+		if (!nm)
+			return -ENOMEM;
+		for (size_t k = 0; k < n; k++)
+			nm[k] = fill[(k + i * 7 + len) % (sizeof(fill) - 1)];
+		nm[n] = 0;
+		if (i == 1)
+			memcpy(nm, tag, strlen(tag) < n ? strlen(tag) : n);
+		c->name[i] = nm;
+		c->fd[i] = -1;
+		if (mkdirat(c->fd[i - 1], nm, 0755) && errno != EEXIST)
+			return -errno;
+		c->fd[i] = openat(c->fd[i - 1], nm, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (c->fd[i] < 0)
+			return -errno;
+		c->path[c->len++] = '/';
+		memcpy(c->path + c->len, nm, n);
+		c->len += n;
+		left -= n + 1;
+	}
+	if (!c->len)
+		c->path[c->len++] = '/';
+	c->path[c->len] = 0;
+	return 0;
+}
+
+static int chain_make(struct chain *c, size_t len, const char *tag)
+{
+	return chain_make_below(c, -1, "", len, 255, tag);
+}
+
+static int chain_enter(const struct chain *c, pid_t pid)
+{
+	int fd = openat(c->fd[c->depth], "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	char s[32];
+	int n, ret;
+
+	if (fd < 0)
+		return -1;
+	n = snprintf(s, sizeof(s), "%d", (int)pid);
+	ret = write(fd, s, n) == n ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+static uint64_t chain_id(const struct chain *c)
+{
+	struct stat st;
+
+	return fstat(c->fd[c->depth], &st) ? 0 : (uint64_t)st.st_ino;
+}
+
+/* The 0:: line of /proc/PID/cgroup, any length; -errno if unreadable. */
+static int proc_cgroup_long(pid_t pid, char *out, size_t size)
+{
+	char p[64], *buf, *l;
+	size_t cap = 3 * PATH_MAX, n = 0;
+	ssize_t r;
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/%d/cgroup", (int)pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while ((r = read(fd, buf + n, cap - 1 - n)) > 0)
+		n += r;
+	r = r < 0 ? -errno : 0;
+	close(fd);
+	buf[n] = 0;
+	if (!r)
+		r = -ENOENT;
+	for (l = strtok(buf, "\n"); l && r == -ENOENT; l = strtok(NULL, "\n"))
+		if (!strncmp(l, "0::", 3))
+			r = snprintf(out, size, "%s", l + 3) < (int)size ? 0 : -ENOSPC;
+	free(buf);
+	return r;
+}
+
+/* ---- a peer in a chain: it listens there, and connects to us ---- */
+
+struct peer {
+	pid_t pid;
+	int ctl;
+	char lname[48];
+};
+
+static void peer_main(const struct chain *c, const char *lname, const char *sname, int ctl)
+{
+	struct pollfd pf[2];
+	int lfd, cfd, status = 0;
+
+	if (chain_enter(c, 0))
+		status = -errno;
+	lfd = status ? -1 : listen_on(lname, SOCK_STREAM);
+	if (!status && lfd < 0)
+		status = -errno;
+	cfd = status ? -1 : connect_to(sname, SOCK_STREAM);
+	if (!status && cfd < 0)
+		status = -errno;
+	if (write(ctl, &status, sizeof(status)) != sizeof(status) || status)
+		_exit(1);
+	/* accept and drop connections (the CLI waits for our end to close) */
+	pf[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+	pf[1] = (struct pollfd){ .fd = ctl, .events = POLLIN };
+	while (poll(pf, 2, -1) >= 0) {
+		if (pf[1].revents)
+			_exit(0);
+		if (pf[0].revents & POLLIN) {
+			int a = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+			if (a >= 0)
+				close(a);
+		}
+	}
+	_exit(0);
+}
+
+static int peer_start(struct peer *p, const struct chain *c, const char *sname)
+{
+	static int seq;
+	int sv[2], status = -1;
+
+	snprintf(p->lname, sizeof(p->lname), "pcg-path-%d-%d", (int)getpid(), seq++);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -1;
+	p->pid = fork();
+	if (p->pid < 0)
+		return -1;
+	if (p->pid == 0) {
+		close(sv[0]);
+		peer_main(c, p->lname, sname, sv[1]);
+	}
+	close(sv[1]);
+	p->ctl = sv[0];
+	if (read(p->ctl, &status, sizeof(status)) != sizeof(status) || status) {
+		errno = status < 0 ? -status : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+static void peer_stop(struct peer *p)
+{
+	if (p->pid <= 0)
+		return;
+	close(p->ctl);
+	waitpid(p->pid, NULL, 0);
+	p->pid = 0;
+}
+
+/* ---- the checks ---- */
+
+static bool all_canary(const unsigned char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != CANARY)
+			return false;
+	return true;
+}
+
+/*
+ * One raw query offering @size bytes at @buf (@null_path: a NULL pointer
+ * instead), all @cap bytes of @buf a canary before.
+ */
+static int raw_query(int fd, struct peercgroup_query *q, unsigned char *buf,
+		     size_t cap, size_t size, bool null_path)
+{
+	int dev = dev_open(), ret;
+
+	if (dev < 0)
+		return -errno;
+	if (buf)
+		memset(buf, CANARY, cap);
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->sockfd = fd;
+	q->path = null_path ? 0 : (uintptr_t)buf;
+	q->path_size = size;
+	ret = ioctl(dev, PEERCGROUP_IOC_QUERY, q) ? -errno : 0;
+	close(dev);
+	return ret;
+}
+
+/*
+ * The module's answer on @fd for a peer @pid in a cgroup whose path is
+ * @want (NULL: longer than the module answers) and id @id, at path_size
+ * len + 1, len and 0, and without the path.
+ */
+static void check_raw(const char *what, int fd, const char *want, size_t len,
+		      uint64_t id, pid_t pid)
+{
+	size_t cap = len + 64;
+	unsigned char *buf = malloc(cap);
+	struct peercgroup_query q;
+	int err;
+
+	CHECK(buf, "malloc");
+	if (want) {
+		const char *bad;
+
+		err = raw_query(fd, &q, buf, cap, len + 1, false);
+		bad = err ? "-" : memcmp(buf, want, len + 1) ? "differs" :
+		      !all_canary(buf + len + 1, cap - len - 1) ? "overran" : NULL;
+		if (bad || q.path_len != len) {
+			free(buf);
+			FAIL("%s, len %zu, path_size len+1: err %d path_len %u, path %s",
+			     what, len, err, q.path_len, bad ? bad : "ok");
+		}
+	} else {
+		err = raw_query(fd, &q, buf, cap, len + 1, false);
+		if (err != -ENAMETOOLONG || q.path_len || !all_canary(buf, cap)) {
+			free(buf);
+			FAIL("%s, len %zu: expected ENAMETOOLONG, path_len 0, buffer untouched; got err %d path_len %u",
+			     what, len, err, q.path_len);
+		}
+		/* even with all the room a caller could give */
+		err = raw_query(fd, &q, NULL, 0, UINT32_MAX, true);
+		if (err != -ENAMETOOLONG) {
+			free(buf);
+			FAIL("%s, len %zu, path_size 4G, NULL path: err %d", what, len, err);
+		}
+	}
+	if (q.cgroup_id != id || q.pid != pid) {
+		free(buf);
+		FAIL("%s, len %zu: id %llu pid %d, want id %llu pid %d", what, len,
+		     (unsigned long long)q.cgroup_id, q.pid, (unsigned long long)id, (int)pid);
+	}
+	/* one byte short, and no room at all: ERANGE, exact length, no write */
+	for (int k = 0; want && k < 3; k++) {
+		size_t size = k == 0 ? len : 0;
+		bool untouched;
+
+		err = raw_query(fd, &q, buf, cap, size, k == 2);
+		untouched = all_canary(buf, cap);
+		if (err != -ERANGE || q.path_len != len || q.cgroup_id != id ||
+		    q.pid != pid || !untouched) {
+			free(buf);
+			FAIL("%s, len %zu, path_size %zu%s: expected ERANGE with path_len %zu; got err %d path_len %u id %llu%s",
+			     what, len, size, k == 2 ? " (NULL)" : "", len, err, q.path_len,
+			     (unsigned long long)q.cgroup_id, untouched ? "" : ", buffer written");
+		}
+	}
+	free(buf);
+	err = query(fd, &q, NULL, 0);	/* PEERCGROUP_QUERY_NO_PATH */
+	CHECK(!err && !q.path_len && q.cgroup_id == id && q.pid == pid,
+	      "%s, len %zu, NO_PATH: err %d path_len %u id %llu", what, len, err, q.path_len,
+	      (unsigned long long)q.cgroup_id);
+}
+
+/* libpeercgroup on @fd: peercgroup_get, _get_path and _get_id. */
+static void check_lib(const char *what, int fd, const char *want, size_t len,
+		      uint64_t id, pid_t pid)
+{
+	struct peercgroup_info info;
+	uint64_t got_id = 0;
+	char *path = NULL;
+	int r;
+
+	r = peercgroup_get(fd, 0, &info);
+	if (want) {
+		CHECK(r == 0 && info.path && !strcmp(info.path, want) && info.path_len == len &&
+		      info.cgroup_id == id && info.pid == pid,
+		      "%s, len %zu: peercgroup_get %d path_len %zu id %llu pid %d", what, len, r,
+		      info.path_len, (unsigned long long)info.cgroup_id, (int)info.pid);
+	} else {
+		CHECK(r == -ENAMETOOLONG && !info.path,
+		      "%s, len %zu: peercgroup_get %d, want -ENAMETOOLONG", what, len, r);
+	}
+	peercgroup_info_free(&info);
+	r = peercgroup_get_path(fd, &path);
+	if (want)
+		CHECK(r == 0 && path && !strcmp(path, want),
+		      "%s, len %zu: peercgroup_get_path %d", what, len, r);
+	else
+		CHECK(r == -ENAMETOOLONG && !path,
+		      "%s, len %zu: peercgroup_get_path %d, want -ENAMETOOLONG", what, len, r);
+	free(path);
+	r = peercgroup_get_id(fd, &got_id);
+	CHECK(r == 0 && got_id == id, "%s, len %zu: peercgroup_get_id %d id %llu", what,
+	      len, r, (unsigned long long)got_id);
+}
+
+/* /bin/peercgroup --json ask @NAME: the listener's path and id, or an error. */
+static void check_cli(const char *lname, const char *want, size_t len, uint64_t id)
+{
+	static char out[3 * PATH_MAX];
+	char at[64], key[64], *p;
+	size_t n = 0;
+	ssize_t r;
+	int pfd[2], status;
+	pid_t pid;
+
+	CHECK(access("/bin/peercgroup", X_OK) == 0, "/bin/peercgroup is missing");
+	snprintf(at, sizeof(at), "@%s", lname);
+	SYS(pipe2(pfd, O_CLOEXEC));
+	pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		execl("/bin/peercgroup", "peercgroup", "--json", "ask", at, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (n < sizeof(out) - 1 && (r = read(pfd[0], out + n, sizeof(out) - 1 - n)) > 0)
+		n += r;
+	out[n] = 0;
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	if (!want) {
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7 && strstr(out, "{\"error\":"),
+		      "CLI, len %zu: status %#x, output %.200s", len, status, out);
+		return;
+	}
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "CLI, len %zu: status %#x: %.200s",
+	      len, status, out);
+	snprintf(key, sizeof(key), "\"cgroup_id\":%llu,", (unsigned long long)id);
+	CHECK(strstr(out, key), "CLI, len %zu: no %s in %.200s", len, key, out);
+	p = strstr(out, "\"path\":\"");
+	CHECK(p, "CLI, len %zu: no path in %.200s", len, out);
+	p += strlen("\"path\":\"");
+	CHECK(!strncmp(p, want, len) && p[len] == '"' && p[len + 1] && strchr(",}", p[len + 1]),
+	      "CLI, len %zu: path differs: %.100s...", len, p);
+}
+
+/*
+ * A peer in a cgroup whose path is @len bytes long, from both ends: the
+ * socket we accepted from it (its connect()) and the one we connected to
+ * its listener (its listen()).
+ */
+static void one_length(size_t len)
+{
+	struct chain c;
+	struct peer p = { 0 };
+	char sname[48], what[64], *proc = NULL;
+	const char *want;
+	uint64_t id;
+	int lfd = -1, acc = -1, cli = -1, err;
+
+	snprintf(sname, sizeof(sname), "pcg-path-srv-%d", (int)getpid());
+	err = chain_make(&c, len, "pcg");
+	if (err) {
+		chain_free(&c);
+		FAIL("len %zu: making the cgroups: %s", len, strerror(-err));
+	}
+	want = len <= LONGEST ? c.path : NULL;
+	id = chain_id(&c);
+	if ((lfd = listen_on(sname, SOCK_STREAM)) < 0 || peer_start(&p, &c, sname) ||
+	    (acc = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) < 0 ||
+	    (cli = connect_to(p.lname, SOCK_STREAM)) < 0) {
+		t_failf(__FILE__, __LINE__, "len %zu: setup: %s", len, strerror(errno));
+		goto out;
+	}
+	if (c.len != len || !id) {
+		t_failf(__FILE__, __LINE__, "len %zu: the chain is %zu bytes, id %llu", len,
+			c.len, (unsigned long long)id);
+		goto out;
+	}
+	/* the kernel's own view: the test's premises */
+	if (want) {
+		proc = malloc(PATH_MAX + 64);
+		err = proc ? proc_cgroup_long(p.pid, proc, PATH_MAX + 64) : -ENOMEM;
+		if (err || strcmp(proc, want)) {
+			t_failf(__FILE__, __LINE__, "len %zu: /proc/%d/cgroup: err %d, \"%.60s...\"",
+				len, (int)p.pid, err, err ? "" : proc);
+			goto out;
+		}
+	}
+	snprintf(what, sizeof(what), "accepted");
+	check_raw(what, acc, want, len, id, p.pid);
+	check_lib(what, acc, want, len, id, p.pid);
+	snprintf(what, sizeof(what), "client");
+	check_raw(what, cli, want, len, id, p.pid);
+	check_lib(what, cli, want, len, id, p.pid);
+	check_cli(p.lname, want, len, id);
+out:
+	free(proc);
+	if (acc >= 0)
+		close(acc);
+	if (cli >= 0)
+		close(cli);
+	if (lfd >= 0)
+		close(lfd);
+	peer_stop(&p);
+	chain_free(&c);
+}
+
+static const size_t lengths[] = {
+	1, 2, 63, 64, 127, 128, 190, 191, 192, 193, 194, 253, 254, 255, 256, 257,
+	511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 4093, 4094, 4095,
+	/* longer than the module answers */
+	4096, 4097, 6000,
+};
+
+static void p_lengths(void)
+{
+	for (size_t i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++)
+		one_length(lengths[i]);
+	printf("# lengths: %zu lengths from 1 to %zu, each at path_size len+1, len, 0 (and NULL), from both ends, ioctl + library + CLI\n",
+	       sizeof(lengths) / sizeof(lengths[0]), lengths[sizeof(lengths) / sizeof(lengths[0]) - 1]);
+}
+
+/*
+ * The realistic case of the bug report: a Kubernetes BestEffort pod under
+ * the systemd driver, 193 bytes, came back cut to 191.
+ */
+static void p_kubepods_193(void)
+{
+	static const char *names[] = {
+		"kubepods.slice", "kubepods-besteffort.slice",
+		"kubepods-besteffort-pod0f1e2d3c_4b5a_6978_8a9b_0c1d2e3f4a5b.slice",
+		"cri-containerd-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope",
+	};
+	char path[512] = "", want[512] = "", got[512];
+	struct peercgroup_query q;
+	int sv[2], err;
+
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(path + strlen(path), sizeof(path) - strlen(path), "%s%s", i ? "/" : "",
+			 names[i]);
+		SYS(cg_create(path));
+	}
+	snprintf(want, sizeof(want), "/%s", path);
+	CHECK_INT(193, strlen(want));
+	SYS(cg_move(path, 0));
+	err = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) ? -errno : 0;
+	cg_move("", 0);
+	if (!err) {
+		err = query(sv[0], &q, got, sizeof(got));
+		close(sv[0]);
+		close(sv[1]);
+	}
+	for (char *slash = path + strlen(path); slash; slash = strrchr(path, '/')) {
+		*slash = 0;
+		cg_remove(path);
+	}
+	CHECK_INT(0, err);
+	CHECK_INT(193, q.path_len);
+	CHECK_STR(want, got);
+}
+
+/* ---- paths relative to a cgroup namespace: "/.." parts of any length ---- */
+
+struct ns_case {
+	const char *what;
+	size_t up;		/* levels from the namespace root up to CGROOT */
+	size_t below;		/* length of the peer's path below CGROOT */
+};
+
+struct ns_ask {
+	const struct chain *root;	/* the namespace root: its deepest cgroup */
+	int fd;				/* a socket whose peer is beside it */
+	const char *want;		/* NULL: longer than the module answers */
+	size_t len;
+	uint64_t id;
+	pid_t pid;
+};
+
+/*
+ * In a child: enter the namespace root, unshare the cgroup namespace
+ * there, and ask, comparing with /proc/PID/cgroup read from inside.
+ */
+static void ns_ask(void *arg)
+{
+	const struct ns_ask *k = arg;
+	size_t cap = k->len + 64;
+	unsigned char *buf = malloc(cap);
+	char *proc = malloc(PATH_MAX + 64);
+	struct peercgroup_query q;
+	struct peercgroup_info info;
+	int err, perr;
+
+	CHECK(buf && proc, "malloc");
+	SYS(chain_enter(k->root, 0));
+	SYS(unshare(CLONE_NEWCGROUP));
+	perr = proc_cgroup_long(k->pid, proc, PATH_MAX + 64);
+	if (k->want)
+		CHECK(!perr && !strcmp(proc, k->want),
+		      "/proc/%d/cgroup: err %d \"%.80s...\", built \"%.80s...\"", (int)k->pid,
+		      perr, perr ? "" : proc, k->want);
+	/* 5.10 says ENAMETOOLONG; 6.1+ too, or silently cuts the names part */
+	else
+		CHECK(perr == -ENAMETOOLONG || (!perr && strlen(proc) <= LONGEST),
+		      "/proc/%d/cgroup: err %d, a path of %zu bytes", (int)k->pid, perr,
+		      perr ? 0 : strlen(proc));
+	err = raw_query(k->fd, &q, buf, cap, k->len + 1, false);
+	if (k->want)
+		CHECK(!err && q.path_len == k->len && !memcmp(buf, k->want, k->len + 1) &&
+		      all_canary(buf + k->len + 1, cap - k->len - 1),
+		      "path_size len+1: err %d path_len %u", err, q.path_len);
+	else
+		CHECK(err == -ENAMETOOLONG && !q.path_len && all_canary(buf, cap),
+		      "want ENAMETOOLONG: err %d path_len %u", err, q.path_len);
+	CHECK(q.cgroup_id == k->id && q.pid == k->pid, "id %llu pid %d",
+	      (unsigned long long)q.cgroup_id, q.pid);
+	for (int i = 0; k->want && i < 2; i++) {
+		err = raw_query(k->fd, &q, buf, cap, i ? 0 : k->len, false);
+		CHECK(err == -ERANGE && q.path_len == k->len && all_canary(buf, cap),
+		      "path_size %zu: err %d path_len %u", i ? 0 : k->len, err, q.path_len);
+	}
+	err = peercgroup_get(k->fd, 0, &info);
+	if (k->want)
+		CHECK(!err && !strcmp(info.path, k->want) && info.path_len == k->len,
+		      "peercgroup_get: %d", err);
+	else
+		CHECK_INT(-ENAMETOOLONG, err);
+	peercgroup_info_free(&info);
+}
+
+static void one_ns_case(const struct ns_case *k)
+{
+	struct chain root, peerc;
+	struct peer p = { 0 };
+	char sname[48], *want = NULL;
+	size_t len;
+	int lfd = -1, acc = -1, cli = -1, err;
+
+	snprintf(sname, sizeof(sname), "pcg-path-ns-%d", (int)getpid());
+	/* the namespace root: one-byte names, @up + 1 levels deep */
+	err = chain_make_below(&root, -1, "", 2 * k->up + 2, 1, "n");
+	if (!err)
+		err = chain_make(&peerc, k->below, "pcgpeer");
+	if (err) {
+		chain_free(&root);
+		chain_free(&peerc);
+		FAIL("%s: making the cgroups: %s", k->what, strerror(-err));
+	}
+	len = 3 * (size_t)root.depth + peerc.len;
+	if (len <= LONGEST) {
+		want = malloc(len + 1);
+		if (!want)
+			abort();
+		for (int i = 0; i < root.depth; i++)
+			memcpy(want + 3 * i, "/..", 3);
+		strcpy(want + 3 * root.depth, peerc.path);
+	}
+	if ((lfd = listen_on(sname, SOCK_STREAM)) < 0 || peer_start(&p, &peerc, sname) ||
+	    (acc = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) < 0 ||
+	    (cli = connect_to(p.lname, SOCK_STREAM)) < 0) {
+		t_failf(__FILE__, __LINE__, "%s: setup: %s", k->what, strerror(errno));
+	} else {
+		struct ns_ask a = { &root, acc, want, len, chain_id(&peerc), p.pid };
+
+		printf("# ns %s: \"/..\" x %d + %zu bytes = %zu bytes\n", k->what, root.depth,
+		       peerc.len, len);
+		printf("# ns %s: the accepting end\n", k->what);
+		t_in_child(ns_ask, &a);
+		printf("# ns %s: the connecting end\n", k->what);
+		a.fd = cli;
+		t_in_child(ns_ask, &a);
+	}
+	if (acc >= 0)
+		close(acc);
+	if (cli >= 0)
+		close(cli);
+	if (lfd >= 0)
+		close(lfd);
+	peer_stop(&p);
+	chain_free(&root);
+	chain_free(&peerc);
+	free(want);
+}
+
+static void p_cgroup_namespace(void)
+{
+	/* total = 3 * (up + 1) + below */
+	static const struct ns_case cases[] = {
+		{ "short", 2, 20 },
+		{ "191", 9, 161 },
+		{ "192", 9, 162 },
+		{ "254", 9, 224 },
+		{ "255", 9, 225 },
+		{ "256", 9, 226 },
+		/* the "/.." part alone overflows the stack buffer (E2BIG on 6.1+) */
+		{ "dotdot 300", 99, 20 },
+		{ "4095", 99, 3795 },
+		{ "4096", 99, 3796 },
+		/* the "/.." part alone is longer than PATH_MAX */
+		{ "dotdot over PATH_MAX", 1400, 20 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		one_ns_case(&cases[i]);
+}
+
+int main(int argc, char **argv)
+{
+	guest_begin("path", argc, argv);
+	if (module_require())
+		return 1;
+	RUN(p_lengths);
+	RUN(p_kubepods_193);
+	RUN(p_cgroup_namespace);
+	return guest_end();
+}

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Races on one listening socket.  Two processes in two cgroups hold it
+ * (passed with SCM_RIGHTS) and call listen() on it again and again while
+ * clients connect.  Every answer, on both ends of every connection and of
+ * socketpairs made meanwhile, must name the process SO_PEERCRED names and
+ * the cgroup that process lives in.  "Unknown" (ENODATA) is allowed while
+ * listen() calls race, never a wrong answer; once they stop, every answer
+ * is known.  Runs as root in the guest with cgroup2 at CGROOT.
+ *
+ * Usage: race_suite [TEST]
+ * Sizes: pcg.race_conns=N connections during the race (default 50000),
+ *        pcg.rest_conns=N connections after it (default 3000).
+ */
+#include "guest.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <sys/mman.h>
+
+#define RACE_CLIENTS 2
+
+/* What the client, acceptor and socketpair checks found in one phase. */
+struct tally {
+	long checked, mismatched, unknown, errors;
+};
+
+enum { DURING, AFTER, PHASES };
+
+struct race {
+	uint64_t cg_a, cg_b, cg_cli;
+	pid_t listener_a, listener_b;
+	/* one process whose two threads listen from two threaded cgroups */
+	pid_t threaded;
+	uint64_t cg_t1, cg_t2;
+	int stop_listening;		/* the relisteners stop looping */
+	int listeners_idle;		/* how many have stopped */
+	int phase;
+	long target, started;		/* connections wanted, begun (this phase) */
+	long connected, accepted;	/* over both phases */
+	int clients_done;
+	struct tally client[PHASES], accepted_side[PHASES], pair[PHASES];
+	long relistens;
+	char first_wrong[256];
+};
+
+static struct race *race;
+
+static void note_wrong(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note_wrong(const char *fmt, ...)
+{
+	static int noted;
+	va_list ap;
+
+	if (noted++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(race->first_wrong, sizeof(race->first_wrong), fmt, ap);
+	va_end(ap);
+}
+
+static void add(long *counter)
+{
+	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+static int race_query(int dev, int fd, struct peercgroup_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->sockfd = fd;
+	q->flags = PEERCGROUP_QUERY_NO_PATH;
+	return ioctl(dev, PEERCGROUP_IOC_QUERY, q) ? -errno : 0;
+}
+
+/*
+ * The module's answer on @fd against the kernel's: the same pid as
+ * SO_PEERCRED, and the cgroup that pid lives in (@expect_cg if not 0,
+ * else the relistener's).
+ */
+static void judge(int dev, int fd, uint64_t expect_cg, struct tally *t, const char *side)
+{
+	struct peercgroup_query q;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	uint64_t want = expect_cg;
+	int err;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
+		add(&t->errors);
+		note_wrong("%s: SO_PEERCRED: %s", side, strerror(errno));
+		return;
+	}
+	err = race_query(dev, fd, &q);
+	add(&t->checked);
+	if (err == -ENODATA) {
+		add(&t->unknown);
+		return;
+	}
+	if (err) {
+		add(&t->errors);
+		note_wrong("%s: query: %s", side, strerror(-err));
+		return;
+	}
+	if (!want)
+		want = cred.pid == race->listener_a ? race->cg_a :
+		       cred.pid == race->listener_b ? race->cg_b : 0;
+	/* Either thread's cgroup may be the one the kernel's credentials came from. */
+	if (!expect_cg && cred.pid == race->threaded &&
+	    (q.cgroup_id == race->cg_t1 || q.cgroup_id == race->cg_t2))
+		want = q.cgroup_id;
+	if ((pid_t)q.pid != cred.pid || q.cgroup_id != want) {
+		add(&t->mismatched);
+		note_wrong("%s: SO_PEERCRED pid %d (cgroup %llu), module pid %u cgroup %llu",
+			   side, (int)cred.pid, (unsigned long long)want, q.pid,
+			   (unsigned long long)q.cgroup_id);
+	}
+}
+
+/*
+ * A relistener: lives in @cg, receives the listening socket over @via,
+ * listens once and reports, then calls listen() in a loop until told to
+ * stop, and stays alive (so its pid stays its own) until killed.
+ */
+static void relisten_loop(int fd)
+{
+	int backlog = 64;
+
+	while (!__atomic_load_n(&race->stop_listening, __ATOMIC_ACQUIRE)) {
+		backlog = backlog == 4096 ? 64 : 4096;
+		if (listen(fd, backlog))
+			_exit(2);
+		add(&race->relistens);
+	}
+	__atomic_fetch_add(&race->listeners_idle, 1, __ATOMIC_RELEASE);
+}
+
+static int relisten_fd;
+static const char *second_thread_cg;
+
+/* The second thread: moves itself into its own threaded cgroup. */
+static void *relisten_thread(void *ready)
+{
+	char p[256], tid[32];
+
+	snprintf(p, sizeof(p), CGROOT "/%s/cgroup.threads", second_thread_cg);
+	snprintf(tid, sizeof(tid), "%d", (int)gettid());
+	if (write_file(p, tid))
+		_exit(3);
+	__atomic_store_n((int *)ready, 1, __ATOMIC_RELEASE);
+	relisten_loop(relisten_fd);
+	return NULL;
+}
+
+/*
+ * A relistener: lives in @cg, receives the listening socket over @via,
+ * listens once and reports, then calls listen() in a loop until told to
+ * stop, and stays alive (so its pid stays its own) until killed.  With
+ * @thread_cg, a second thread in that (threaded) cgroup loops too.
+ */
+static pid_t relistener_start(const char *cg, int via, const char *thread_cg)
+{
+	pid_t pid = fork();
+	int ready = 1, thread_ready = 0;
+	pthread_t th;
+
+	if (pid)
+		return pid;
+	if (cg_move(cg, 0))
+		_exit(1);
+	relisten_fd = recv_fd(via);
+	if (relisten_fd < 0 || listen(relisten_fd, 4096))
+		_exit(1);
+	if (thread_cg) {
+		second_thread_cg = thread_cg;
+		if (pthread_create(&th, NULL, relisten_thread, &thread_ready))
+			_exit(1);
+		while (!__atomic_load_n(&thread_ready, __ATOMIC_ACQUIRE))
+			usleep(100);
+	}
+	if (write(via, &ready, sizeof(ready)) != sizeof(ready))
+		_exit(1);
+	relisten_loop(relisten_fd);
+	for (;;)
+		pause();
+}
+
+/* A client: connects until the phase has its connections. */
+static pid_t client_start_racing(const char *name, int seq)
+{
+	pid_t pid = fork();
+	int dev, phase;
+
+	if (pid)
+		return pid;
+	if (cg_move("race/cli", 0) || (dev = dev_open()) < 0)
+		_exit(1);
+	phase = race->phase;
+	while (__atomic_fetch_add(&race->started, 1, __ATOMIC_RELAXED) < race->target) {
+		int fd = connect_to(name, SOCK_STREAM);
+
+		if (fd < 0) {
+			add(&race->client[phase].errors);
+			note_wrong("client: connect: %s", strerror(errno));
+			continue;
+		}
+		add(&race->connected);
+		judge(dev, fd, 0, &race->client[phase], "client");
+		close(fd);
+		if ((race->started + seq) % 16 == 0) {
+			int sv[2];
+
+			if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+				add(&race->pair[phase].errors);
+				continue;
+			}
+			judge(dev, sv[0], race->cg_cli, &race->pair[phase], "socketpair");
+			judge(dev, sv[1], race->cg_cli, &race->pair[phase], "socketpair");
+			close(sv[0]);
+			close(sv[1]);
+		}
+	}
+	_exit(0);
+}
+
+/* The acceptor: accepts and judges until told the clients are done. */
+static pid_t acceptor_start(int lfd)
+{
+	pid_t pid = fork();
+	int dev;
+
+	if (pid)
+		return pid;
+	if ((dev = dev_open()) < 0)
+		_exit(1);
+	for (;;) {
+		struct pollfd p = { lfd, POLLIN, 0 };
+		int fd;
+
+		if (poll(&p, 1, 50) <= 0) {
+			if (__atomic_load_n(&race->clients_done, __ATOMIC_ACQUIRE) &&
+			    race->accepted >= race->connected)
+				_exit(0);
+			continue;
+		}
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			continue;
+		/* The phase of the connect, roughly: only counts differ. */
+		judge(dev, fd, race->cg_cli, &race->accepted_side[race->phase], "accepted");
+		add(&race->accepted);
+		close(fd);
+	}
+}
+
+static int run_clients(const char *name, long target)
+{
+	pid_t pids[RACE_CLIENTS];
+	int status, bad = 0;
+
+	race->started = 0;
+	race->target = target;
+	for (int i = 0; i < RACE_CLIENTS; i++)
+		pids[i] = client_start_racing(name, i);
+	for (int i = 0; i < RACE_CLIENTS; i++) {
+		waitpid(pids[i], &status, 0);
+		bad |= !WIFEXITED(status) || WEXITSTATUS(status);
+	}
+	return bad ? -1 : 0;
+}
+
+static void print_tally(const char *what, const struct tally *t)
+{
+	printf("# race: %-22s %7ld checked, %ld wrong, %ld unknown, %ld errors\n",
+	       what, t->checked, t->mismatched, t->unknown, t->errors);
+}
+
+/*
+ * The promise: for every connection, the pid the module reports is the
+ * one SO_PEERCRED reports, and its cgroup is that process's; unknown is
+ * allowed only while listen() calls race.
+ */
+static void r_relisten_race_matches_peercred(void)
+{
+	long race_conns = knob("pcg.race_conns", "PCG_RACE_CONNS", 50000);
+	long rest_conns = knob("pcg.rest_conns", "PCG_REST_CONNS", 3000);
+	int lfd, via_a[2], via_b[2], ready, status;
+	struct sockaddr_un sa;
+	char name[64];
+	pid_t acceptor;
+
+	memset(race, 0, sizeof(*race));
+	SYS(cg_create("race"));
+	SYS(cg_create("race/a"));
+	SYS(cg_create("race/b"));
+	SYS(cg_create("race/cli"));
+	race->cg_a = cg_id("race/a");
+	race->cg_b = cg_id("race/b");
+	race->cg_cli = cg_id("race/cli");
+
+	snprintf(name, sizeof(name), "pcg-race-%d", (int)getpid());
+	SYS(lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+	SYS(bind(lfd, (struct sockaddr *)&sa, abstract_addr(&sa, name)));
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, via_a));
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, via_b));
+	race->listener_a = relistener_start("race/a", via_a[1], NULL);
+	SYS(send_fd(via_a[0], lfd));
+	CHECK(read(via_a[0], &ready, sizeof(ready)) == sizeof(ready), "listener a");
+	race->listener_b = relistener_start("race/b", via_b[1], NULL);
+	SYS(send_fd(via_b[0], lfd));
+	CHECK(read(via_b[0], &ready, sizeof(ready)) == sizeof(ready), "listener b");
+	acceptor = acceptor_start(lfd);
+
+	race->phase = DURING;
+	SYS(run_clients(name, race_conns));
+	__atomic_store_n(&race->stop_listening, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&race->listeners_idle, __ATOMIC_ACQUIRE) < 2)
+		usleep(1000);
+	race->phase = AFTER;
+	SYS(run_clients(name, rest_conns));
+	__atomic_store_n(&race->clients_done, 1, __ATOMIC_RELEASE);
+	waitpid(acceptor, &status, 0);
+	kill(race->listener_a, SIGKILL);
+	kill(race->listener_b, SIGKILL);
+	waitpid(race->listener_a, NULL, 0);
+	waitpid(race->listener_b, NULL, 0);
+	close(lfd);
+
+	printf("# race: %ld listen() calls, %ld connections\n", race->relistens, race->connected);
+	print_tally("client, during:", &race->client[DURING]);
+	print_tally("client, after:", &race->client[AFTER]);
+	print_tally("accepted, during:", &race->accepted_side[DURING]);
+	print_tally("accepted, after:", &race->accepted_side[AFTER]);
+	print_tally("socketpair, during:", &race->pair[DURING]);
+	print_tally("socketpair, after:", &race->pair[AFTER]);
+	if (race->first_wrong[0])
+		printf("# race: first wrong answer: %s\n", race->first_wrong);
+
+	CHECK(race->connected >= race_conns + rest_conns, "only %ld connections", race->connected);
+	CHECK(race->relistens > 0, "the listeners never raced");
+	for (int p = DURING; p < PHASES; p++) {
+		CHECK_INT(0, race->client[p].mismatched);
+		CHECK_INT(0, race->accepted_side[p].mismatched);
+		CHECK_INT(0, race->pair[p].mismatched);
+		CHECK_INT(0, race->client[p].errors + race->accepted_side[p].errors +
+			  race->pair[p].errors);
+		/* The connector's own side is always known. */
+		CHECK_INT(0, race->accepted_side[p].unknown);
+		CHECK_INT(0, race->pair[p].unknown);
+	}
+	/* At rest, nothing is left to doubt. */
+	CHECK_INT(0, race->client[AFTER].unknown);
+}
+
+/*
+ * Two threads of one process, in two threaded cgroups, call listen() in
+ * a loop on one socket: SO_PEERCRED names the same pid whichever wins, so
+ * the module cannot tell which cgroup the kernel's credentials came from.
+ * Every answer names that pid and one of the two cgroups, or is unknown.
+ * Once another process listens, its clients learn it again.
+ */
+static void r_threads_in_two_cgroups(void)
+{
+	long race_conns = knob("pcg.thread_race_conns", "PCG_THREAD_RACE_CONNS", 5000);
+	int lfd, via_t[2], via_c[2], ready, status;
+	struct sockaddr_un sa;
+	char name[64];
+	pid_t acceptor;
+
+	memset(race, 0, sizeof(*race));
+	SYS(cg_create("race"));
+	SYS(cg_create("race/cli"));
+	SYS(cg_create("race/c"));
+	SYS(cg_create("race/thr"));
+	SYS(cg_create("race/thr/t1"));
+	SYS(cg_create("race/thr/t2"));
+	SYS(write_file(CGROOT "/race/thr/t1/cgroup.type", "threaded"));
+	SYS(write_file(CGROOT "/race/thr/t2/cgroup.type", "threaded"));
+	race->cg_cli = cg_id("race/cli");
+	race->cg_t1 = cg_id("race/thr/t1");
+	race->cg_t2 = cg_id("race/thr/t2");
+
+	snprintf(name, sizeof(name), "pcg-thr-race-%d", (int)getpid());
+	SYS(lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+	SYS(bind(lfd, (struct sockaddr *)&sa, abstract_addr(&sa, name)));
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, via_t));
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, via_c));
+	race->threaded = relistener_start("race/thr/t1", via_t[1], "race/thr/t2");
+	SYS(send_fd(via_t[0], lfd));
+	CHECK(read(via_t[0], &ready, sizeof(ready)) == sizeof(ready), "threaded listener");
+	acceptor = acceptor_start(lfd);
+
+	race->phase = DURING;
+	SYS(run_clients(name, race_conns));
+	__atomic_store_n(&race->stop_listening, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&race->listeners_idle, __ATOMIC_ACQUIRE) < 2)
+		usleep(1000);
+	/* another process listens once, from race/c */
+	race->cg_a = cg_id("race/c");
+	race->listener_a = relistener_start("race/c", via_c[1], NULL);
+	SYS(send_fd(via_c[0], lfd));
+	CHECK(read(via_c[0], &ready, sizeof(ready)) == sizeof(ready), "listener c");
+	race->phase = AFTER;
+	SYS(run_clients(name, race_conns / 5));
+	__atomic_store_n(&race->clients_done, 1, __ATOMIC_RELEASE);
+	waitpid(acceptor, &status, 0);
+
+	printf("# race: threads: %ld listen() calls, %ld connections\n", race->relistens,
+	       race->connected);
+	print_tally("threads, client:", &race->client[DURING]);
+	print_tally("threads, then c:", &race->client[AFTER]);
+	print_tally("threads, accepted:", &race->accepted_side[DURING]);
+	if (race->first_wrong[0])
+		printf("# race: first wrong answer: %s\n", race->first_wrong);
+	CHECK(race->relistens > 0, "the threads never raced");
+	for (int p = DURING; p < PHASES; p++) {
+		CHECK_INT(0, race->client[p].mismatched);
+		CHECK_INT(0, race->accepted_side[p].mismatched);
+		CHECK_INT(0, race->pair[p].mismatched);
+		CHECK_INT(0, race->client[p].errors + race->accepted_side[p].errors +
+			  race->pair[p].errors);
+	}
+	CHECK_INT(0, race->client[AFTER].unknown);
+}
+
+int main(int argc, char **argv)
+{
+	guest_begin("race", argc, argv);
+	if (module_require())
+		return guest_end();
+	race = mmap(NULL, sizeof(*race), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (race == MAP_FAILED) {
+		printf("not ok - race/setup: mmap: %s\n", strerror(errno));
+		return guest_end();
+	}
+	RUN(r_relisten_race_matches_peercred);
+	RUN(r_threads_in_two_cgroups);
+	return guest_end();
+}

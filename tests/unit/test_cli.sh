@@ -1,0 +1,47 @@
+#!/bin/sh
+# peercgroup(1) without the module: help, errors that name the fix, and
+# JSON that is valid UTF-8 whatever bytes a cgroup name holds.
+# Usage: test_cli.sh PATH/TO/peercgroup
+set -u
+cli=$1 fails=0 n=0
+ok() { n=$((n + 1)); echo "ok - cli/$1"; }
+not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok - cli/$1: $2"; }
+check() { name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name" "$*"; fi; }
+
+out=$("$cli" help); rc=$?
+check help-exit-0 [ "$rc" = 0 ]
+for c in status serve ask classify help; do
+	check "help-lists-$c" sh -c "printf '%s\n' \"\$1\" | grep -q '^  $c '" _ "$out"
+done
+check dash-dash-help-same [ "$("$cli" --help)" = "$out" ]
+
+err=$("$cli" frobnicate 2>&1); rc=$?
+check unknown-exit-2 [ "$rc" = 2 ]
+check unknown-named sh -c "printf '%s' \"\$1\" | grep -q \"unknown command 'frobnicate'\"" _ "$err"
+
+err=$("$cli" classify 2>&1); rc=$?
+check missing-arg-exit-2 [ "$rc" = 2 ]
+check missing-arg-named sh -c "printf '%s' \"\$1\" | grep -q 'classify takes one CGROUP_PATH'" _ "$err"
+
+err=$("$cli" classify /a//b 2>&1); rc=$?
+check invalid-exit-1 [ "$rc" = 1 ]
+check invalid-empty-once sh -c "[ \$(printf '%s' \"\$1\" | grep -o 'empty' | wc -l) = 2 ]" _ "$err"
+
+# invalid UTF-8 (latin-1 e-acute), a control character, a quote
+bad=$(printf '/lxc.payload.caf\351\001"x')
+json=$("$cli" --json classify "$bad")
+check json-valid-utf8 sh -c "printf '%s' \"\$1\" | iconv -f UTF-8 -t UTF-8 >/dev/null" _ "$json"
+check json-escapes-byte sh -c "printf '%s' \"\$1\" | grep -q 'caf\\\\udce9\\\\u0001\\\\\"x'" _ "$json"
+check text-escapes-byte sh -c "\"\$1\" classify \"\$2\" | grep -q 'container=caf\\\\xe9\\\\x01\"x'" _ "$cli" "$bad"
+if command -v python3 >/dev/null; then
+	check json-parses python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["container"]["id"].encode("utf-8","surrogateescape")==b"caf\xe9\x01\"x"' "$json"
+fi
+
+# the module is absent on this host (or not visible): the message names the fix
+if [ ! -e /dev/peercgroup ]; then
+	err=$("$cli" serve @test-cli 2>&1); rc=$?
+	check serve-no-module-exit-3 [ "$rc" = 3 ]
+	check serve-no-module-names-fix sh -c "printf '%s' \"\$1\" | grep -q 'modprobe peercgroup'" _ "$err"
+fi
+echo "# cli: $((n - fails)) passed, $fails failed"
+[ "$fails" = 0 ]

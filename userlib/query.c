@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Module answers: the connect-time record of a socket's peer, and the
+ * sd_peer_get_*()-like getters built on it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "peercgroup.h"
+#include "internal.h"
+
+/* The module's result flags are handed out as the library's own. */
+_Static_assert(PEERCGROUP_INFO_CGROUP_REMOVED == PEERCGROUP_RESULT_CGROUP_REMOVED,
+	       "library and uapi flag differ");
+_Static_assert(PEERCGROUP_INFO_PEER_EXITED == PEERCGROUP_RESULT_PEER_EXITED,
+	       "library and uapi flag differ");
+_Static_assert(PEERCGROUP_CLASS_SIZE_VER0 <= sizeof(struct peercgroup_class),
+	       "the first published size must fit the struct");
+
+PCG_HIDDEN int pcg_map_query_errno(int e)
+{
+	switch (e) {
+	/*
+	 * The library always sends valid flags, size and zeroed reserved
+	 * bytes, so these mean the module speaks another ABI, or the fd is
+	 * not the peercgroup device at all.
+	 */
+	case EINVAL:
+	case E2BIG:
+	case ENOTTY:
+		return -EPROTO;
+	default:
+		return -e;
+	}
+}
+
+static int query(int fd, int sockfd, unsigned int qflags, char *buf,
+		 size_t size, struct peercgroup_query *q)
+{
+	int r;
+
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->flags = qflags;
+	q->sockfd = sockfd;
+	q->path_size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+	q->path = (uintptr_t)buf;
+	r = pcg_ioctl(fd, PEERCGROUP_IOC_QUERY, q);
+	if (r == -ERANGE)
+		return r;	/* the caller retries with path_len + 1 */
+	return r < 0 ? pcg_map_query_errno(-r) : 0;
+}
+
+static int get_from_module(int sockfd, unsigned int flags,
+			   struct peercgroup_info *info)
+{
+	struct peercgroup_query q;
+	unsigned int module_flags;
+	char *buf = NULL;
+	size_t size = 256;
+	int fd, r = 0, tries;
+
+	fd = pcg_device(&module_flags);
+	if (fd < 0)
+		return fd;
+
+	if ((flags & PEERCGROUP_GET_NO_PATH) &&
+	    (module_flags & PEERCGROUP_QUERY_NO_PATH)) {
+		r = query(fd, sockfd, PEERCGROUP_QUERY_NO_PATH, NULL, 0, &q);
+		goto fill;
+	}
+	/* The path could be renamed between two calls; give up eventually. */
+	for (tries = 0; tries < 4; tries++) {
+		char *nbuf = realloc(buf, size);
+
+		if (!nbuf) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = nbuf;
+		r = query(fd, sockfd, 0, buf, size, &q);
+		if (r != -ERANGE)
+			break;
+		if ((size_t)q.path_len + 1 <= size) {
+			r = -EPROTO;	/* ERANGE for a path that fits */
+			break;
+		}
+		size = (size_t)q.path_len + 1;
+	}
+	if (r == 0 && (q.path_len >= size || buf[q.path_len] != '\0'))
+		r = -EPROTO;	/* never hand out an unterminated string */
+	if (r == 0 && !(flags & PEERCGROUP_GET_NO_PATH)) {
+		info->path = buf;
+		info->path_len = q.path_len;
+		buf = NULL;
+	}
+	free(buf);
+fill:
+	if (r < 0)
+		return r;
+	info->cgroup_id = q.cgroup_id;
+	info->pid = q.pid;
+	info->flags = q.result_flags & (PEERCGROUP_INFO_CGROUP_REMOVED |
+					PEERCGROUP_INFO_PEER_EXITED);
+	return 0;
+}
+
+PUBLIC void peercgroup_info_free(struct peercgroup_info *info)
+{
+	if (!info)
+		return;
+	free(info->path);
+	memset(info, 0, sizeof(*info));
+}
+
+PUBLIC int peercgroup_get(int sockfd, unsigned int flags,
+			  struct peercgroup_info *info)
+{
+	int r;
+
+	if (!info)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	if (flags & ~(PEERCGROUP_GET_NO_PATH | PEERCGROUP_GET_LIVE))
+		return -EINVAL;
+	if (sockfd < 0)
+		return -EBADF;
+	if (flags & PEERCGROUP_GET_LIVE)
+		r = pcg_get_live(sockfd, flags, info);
+	else
+		r = get_from_module(sockfd, flags, info);
+	if (r < 0)
+		peercgroup_info_free(info);
+	return r;
+}
+
+PUBLIC int peercgroup_get_id(int sockfd, uint64_t *cgroup_id)
+{
+	struct peercgroup_info info;
+	int r;
+
+	if (!cgroup_id)
+		return -EINVAL;
+	*cgroup_id = 0;
+	r = peercgroup_get(sockfd, PEERCGROUP_GET_NO_PATH, &info);
+	if (r == 0)
+		*cgroup_id = info.cgroup_id;
+	return r;
+}
+
+PUBLIC int peercgroup_get_path(int sockfd, char **path)
+{
+	struct peercgroup_info info;
+	int r;
+
+	if (!path)
+		return -EINVAL;
+	*path = NULL;
+	r = peercgroup_get(sockfd, 0, &info);
+	if (r == 0)
+		*path = info.path;	/* ownership passes to the caller */
+	return r;
+}
+
+/* ---- getters: one fact each, from the connect-time record ---- */
+
+PUBLIC int peercgroup_peer_classify(int sockfd, unsigned int flags,
+				    struct peercgroup_class *out)
+{
+	struct peercgroup_info info;
+	int r;
+
+	if (!out || out->size < PEERCGROUP_CLASS_SIZE_VER0)
+		return -EINVAL;
+	if (flags & ~PEERCGROUP_GET_LIVE) {
+		r = -EINVAL;
+		goto fail;
+	}
+	r = peercgroup_get(sockfd, flags, &info);
+	if (r < 0)
+		goto fail;
+	r = peercgroup_classify_path(info.path, info.path_len, 0, out);
+	peercgroup_info_free(&info);
+	if (r < 0)
+		r = -EPROTO;	/* the module gave a path that is no cgroup path */
+	return r;
+fail:
+	/* the same empty answer as a rejected path */
+	peercgroup_classify_path(NULL, 0, 0, out);
+	return r;
+}
+
+static int peer_class(int sockfd, struct peercgroup_class *c)
+{
+	c->size = sizeof(*c);
+	return peercgroup_peer_classify(sockfd, 0, c);
+}
+
+/* *@dst = strdup(@s), or -ENXIO for "". */
+static int give_string(const char *s, char **dst)
+{
+	if (!s[0])
+		return -ENXIO;
+	*dst = strdup(s);
+	return *dst ? 0 : -ENOMEM;
+}
+
+PUBLIC int peercgroup_peer_get_unit(int sockfd, char **unit)
+{
+	struct peercgroup_class c;
+	int r;
+
+	if (!unit)
+		return -EINVAL;
+	*unit = NULL;
+	r = peer_class(sockfd, &c);
+	return r < 0 ? r : give_string(c.unit, unit);
+}
+
+PUBLIC int peercgroup_peer_get_user_unit(int sockfd, char **unit)
+{
+	struct peercgroup_class c;
+	int r;
+
+	if (!unit)
+		return -EINVAL;
+	*unit = NULL;
+	r = peer_class(sockfd, &c);
+	return r < 0 ? r : give_string(c.user_unit, unit);
+}
+
+PUBLIC int peercgroup_peer_get_owner_uid(int sockfd, uid_t *uid)
+{
+	struct peercgroup_class c;
+	int r;
+
+	if (!uid)
+		return -EINVAL;
+	*uid = (uid_t)-1;
+	r = peer_class(sockfd, &c);
+	if (r < 0)
+		return r;
+	if (c.uid < 0)
+		return -ENXIO;
+	*uid = (uid_t)c.uid;
+	return 0;
+}
+
+PUBLIC int peercgroup_peer_get_machine_name(int sockfd, char **machine)
+{
+	struct peercgroup_class c;
+	int r;
+
+	if (!machine)
+		return -EINVAL;
+	*machine = NULL;
+	r = peer_class(sockfd, &c);
+	if (r < 0)
+		return r;
+	if (c.runtime != PEERCGROUP_RT_NSPAWN && c.runtime != PEERCGROUP_RT_MACHINE)
+		return -ENXIO;
+	return give_string(c.id, machine);
+}
+
+static int is_container(uint32_t rt)
+{
+	switch (rt) {
+	case PEERCGROUP_RT_DOCKER:
+	case PEERCGROUP_RT_PODMAN:
+	case PEERCGROUP_RT_CONTAINERD:
+	case PEERCGROUP_RT_CRIO:
+	case PEERCGROUP_RT_KUBERNETES:
+	case PEERCGROUP_RT_LXC:
+	case PEERCGROUP_RT_NSPAWN:
+	case PEERCGROUP_RT_MACHINE:
+	case PEERCGROUP_RT_ECS:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+PUBLIC int peercgroup_peer_get_container(int sockfd, enum peercgroup_runtime *runtime,
+					 char **id)
+{
+	struct peercgroup_class c;
+	int r;
+
+	if (!runtime || !id)
+		return -EINVAL;
+	*runtime = PEERCGROUP_RT_UNKNOWN;
+	*id = NULL;
+	r = peer_class(sockfd, &c);
+	if (r < 0)
+		return r;
+	/* A runtime's monitor is not its container. */
+	if (!is_container(c.runtime) || (c.flags & PEERCGROUP_CT_MONITOR))
+		return -ENXIO;
+	r = give_string(c.id, id);
+	if (r == 0)
+		*runtime = (enum peercgroup_runtime)c.runtime;
+	return r;
+}
