@@ -23,7 +23,7 @@ GO_ENV := GOFLAGS=-mod=vendor GOPROXY=off GOTOOLCHAIN=local GOCACHE=$(GO_TREE)/c
 	GOPATH=$(GO_TREE)/gopath CGO_ENABLED=0 PEERCGROUP_SRC=$(CURDIR)
 GO_SRC := $(wildcard bindings/go/*.go bindings/go/go.mod examples/go-api-socket/*.go \
 	examples/go-api-socket/go.mod) bindings/go/offline-tree.sh
-PY_SRC := $(wildcard bindings/python/peercgroup/*.py bindings/python/tests/*.py) \
+PY_SRC := $(wildcard bindings/python/peercgroup/*.py bindings/python/tests/*.py) examples/python-responder.py \
 	bindings/python/guest-rootfs.sh VERSION
 
 .PHONY: check-bindings check-go check-python bench-bindings go-tree

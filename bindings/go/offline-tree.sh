@@ -23,8 +23,8 @@ esac
 # vendor_xsys DIR: golang.org/x/sys/unix (no tests) into DIR/vendor.
 vendor_xsys() {
 	mkdir -p "$1/vendor/golang.org/x/sys/unix"
-	find "$xsys" -maxdepth 1 -type f \( -name '*.go' -o -name '*.s' \) ! -name '*_test.go' \
-		-exec cp {} "$1/vendor/golang.org/x/sys/unix/" \;
+	cp "$xsys"/*.go "$xsys"/*.s "$1/vendor/golang.org/x/sys/unix/"
+	rm -f "$1"/vendor/golang.org/x/sys/unix/*_test.go
 }
 
 rm -rf "$dest/bindings/go" "$dest/examples/go-api-socket"
@@ -38,7 +38,8 @@ ex=$dest/examples/go-api-socket
 cp "$src"/examples/go-api-socket/*.go "$src"/examples/go-api-socket/go.mod "$ex/"
 vendor_xsys "$ex"
 mkdir -p "$ex/vendor/$mod"
-find "$src/bindings/go" -maxdepth 1 -name '*.go' ! -name '*_test.go' -exec cp {} "$ex/vendor/$mod/" \;
+cp "$src"/bindings/go/*.go "$ex/vendor/$mod/"
+rm -f "$ex/vendor/$mod"/*_test.go
 {
 	printf '# %s v0.0.0-00010101000000-000000000000 => ../../bindings/go\n## explicit; go 1.19\n%s\n' "$mod" "$mod"
 	printf '# golang.org/x/sys %s\n## explicit; go 1.17\ngolang.org/x/sys/unix\n' "$xsys_version"

@@ -9,7 +9,8 @@
 #   follows imports inside functions too), the whole encodings package
 #   (codecs are imported by name), the extension modules among them with
 #   their own libraries, and Debian's compiled .pyc beside each source;
-#   /opt/peercgroup-python: the package and tests/guest_suite.py;
+#   /opt/peercgroup-python: the package, tests/guest_suite.py and
+#   examples/python-responder.py;
 #   /tests/py_suite, the suite the guest's init runs.
 set -euo pipefail
 src=$1 dest=$2
@@ -34,13 +35,14 @@ copy_libs "$py"
 pkg=$dest/opt/peercgroup-python
 cp "$src"/bindings/python/peercgroup/*.py "$pkg/peercgroup/"
 cp -L "$src/VERSION" "$pkg/peercgroup/VERSION"
-cp "$src/bindings/python/tests/guest_suite.py" "$pkg/"
+cp "$src/bindings/python/tests/guest_suite.py" "$src/examples/python-responder.py" "$pkg/"
 
 stdlib=$("$py" -S -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')
-"$py" -S - "$pkg" "$pkg/guest_suite.py" >"$dest/.files" <<'PY'
+"$py" -S - "$pkg" "$pkg/guest_suite.py" "$pkg/python-responder.py" >"$dest/.files" <<'PY'
 import modulefinder, sys
 mf = modulefinder.ModuleFinder(path=[sys.argv[1]] + sys.path)
-mf.run_script(sys.argv[2])
+for script in sys.argv[2:]:
+    mf.run_script(script)
 mf.import_hook("encodings")
 for name, m in mf.modules.items():
     if m.__file__:

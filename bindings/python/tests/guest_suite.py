@@ -244,6 +244,50 @@ def run(*argv):
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
 
+def t_example_responder():
+    """examples/python-responder.py answers by the policy, from the
+    connect-time cgroup."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    cli = cg_create(CG_CLIENT)
+    policy = "/tmp/py-responder.policy"
+    with open(policy, "w") as f:
+        f.write("# test\ndeny container *\nallow cgroup /peercgroup-py-client*\ndeny runtime *\n")
+    name = SOCK + "responder"
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.environ["PYTHONPATH"] = here
+            os.execv(sys.executable, [sys.executable, "-s", "-S",
+                                      os.path.join(here, "python-responder.py"), policy,
+                                      "@" + name[1:]])
+        finally:
+            os._exit(127)
+    try:
+        for _ in range(600):  # its asyncio import takes seconds under TCG
+            probe = socket.socket(socket.AF_UNIX)
+            try:
+                probe.connect(name)
+                break
+            except OSError:
+                time.sleep(0.1)
+            finally:
+                probe.close()
+
+        def ask(s):
+            return s.makefile().readline().strip()
+        allowed = Child(CG_CLIENT, name, work=ask)
+        allowed.stop()
+        denied = Child(CG_SERVER, name, work=ask)
+        denied.stop()
+    finally:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    want = f"ALLOW unknown {cli} pid={allowed.pid} rule=3"
+    check(allowed.line == want, f"client in {cli}: {allowed.line!r}, want {want!r}")
+    want = f"DENY unknown /{CG_SERVER} pid={denied.pid} rule=4"
+    check(denied.line == want, f"client in /{CG_SERVER}: {denied.line!r}, want {want!r}")
+
+
 def module_unload():
     _device.set_device_path(None)  # our descriptor would pin the module
     for _ in range(2000):
@@ -338,6 +382,7 @@ TESTS = [
     ("long-path", t_long_path),
     ("errors", t_errors),
     ("asyncio-server", t_asyncio_server),
+    ("example-responder", t_example_responder),
     ("before-load", t_before_load),
 ]
 
