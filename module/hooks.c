@@ -77,9 +77,12 @@ static void notrace pcg_on_socketpair(unsigned long ip, unsigned long parent_ip,
 /*
  * unix_sock_destructor(sk): the last reference is gone and the memory is
  * freed right after, so the entries go now, before a new socket can be
- * born at the same address.  Only stream sockets have entries, and only
- * bound ones a listener record (listeners.c); the address is only freed
- * after this hook.
+ * born at the same address.  Only stream sockets have entries.  A socket
+ * with a peer entry was connected, so it never listened and has no
+ * listener record (listeners.c keeps records only of sockets that
+ * listened); the others look in the listener table if they are bound
+ * (the address is only freed after this hook).  Accepted sockets, which
+ * share their listener's address, so skip the listener table.
  */
 static void notrace pcg_on_destruct(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *ops,
@@ -87,9 +90,8 @@ static void notrace pcg_on_destruct(unsigned long ip, unsigned long parent_ip,
 {
 	struct sock *sk = (struct sock *)compat_ftrace_arg(regs, 0);
 
-	if (!pcg_is_stream(sk))
+	if (!pcg_is_stream(sk) || pcg_peer_clear(sk))
 		return;
-	pcg_peer_clear(sk);
 	if (READ_ONCE(unix_sk(sk)->addr) && pcg_listeners_live())
 		pcg_listener_forget(sk);
 }

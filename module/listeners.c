@@ -28,7 +28,11 @@
  *
  * Locking: a listener record is created, changed and read under its
  * socket's state lock, and removed by the socket's destructor, when no
- * listen() or connect() can reach the socket.  Lookups also hold
+ * listen() or connect() can reach the socket, or under the lock when its
+ * last listen() call returns and none ever succeeded.  So once every call
+ * has returned, only a listening socket has a record, and a listening
+ * socket is never connected: the destructor skips this table for
+ * sockets that have a peer entry.  Lookups also hold
  * rcu_read_lock() for the table; records are freed after a grace period.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -218,6 +222,27 @@ static bool pcg_listen_begin(const struct sock *sk, struct pid *tgid,
 	return true;
 }
 
+static void pcg_listener_remove(struct pcg_listener *l)
+{
+	if (!rhashtable_remove_fast(&pcg_listeners, &l->node, pcg_listener_params)) {
+		atomic_long_dec(&pcg_listeners_count);
+		call_rcu(&l->rcu, pcg_listener_free_rcu);
+	}
+}
+
+/* No call on it ever succeeded and none is running: the socket is not listening. */
+static bool pcg_listener_unused(const struct pcg_listener *l)
+{
+	int i;
+
+	if (l->broken)
+		return false;
+	for (i = 0; i < PCG_LISTEN_SLOTS; i++)
+		if (l->slot[i].settled || l->slot[i].running)
+			return false;
+	return true;
+}
+
 /* That call returns @ret; the caller holds the state lock of @sk. */
 static void pcg_listen_end(const struct sock *sk, struct pid *tgid, int ret)
 {
@@ -239,6 +264,9 @@ static void pcg_listen_end(const struct sock *sk, struct pid *tgid, int ret)
 		cgroup_put(slot->pending);
 		slot->pending = NULL;
 	}
+	/* A refused listen() (a connect() won the race to the socket). */
+	if (ret && pcg_listener_unused(l))
+		pcg_listener_remove(l);
 }
 
 /* A successful listen() on @sk that the record did not follow. */
@@ -310,11 +338,8 @@ void pcg_listener_forget(const struct sock *sk)
 
 	rcu_read_lock();
 	l = pcg_listener_lookup(sk);
-	if (l && !rhashtable_remove_fast(&pcg_listeners, &l->node,
-					 pcg_listener_params)) {
-		atomic_long_dec(&pcg_listeners_count);
-		call_rcu(&l->rcu, pcg_listener_free_rcu);
-	}
+	if (l)
+		pcg_listener_remove(l);
 	rcu_read_unlock();
 }
 

@@ -47,7 +47,7 @@ void pcg_peers_destroy(void);
 struct pcg_entry *pcg_peer_lookup(const struct sock *sk);
 void pcg_peer_set(const struct sock *sk, struct cgroup *cgrp, struct pid *tgid);
 void pcg_peer_set_current(const struct sock *sk);
-void pcg_peer_clear(const struct sock *sk);
+bool pcg_peer_clear(const struct sock *sk);
 long pcg_peers_live(void);
 
 struct cgroup *pcg_current_cgroup(void);

@@ -94,16 +94,23 @@ struct pcg_entry *pcg_peer_lookup(const struct sock *sk)
 	return rhashtable_lookup(&pcg_peers, &sk, pcg_params);
 }
 
-/* Remove the entry of @sk, if any; it is freed after a grace period. */
-void pcg_peer_clear(const struct sock *sk)
+/*
+ * Remove the entry of @sk, if any; it is freed after a grace period.
+ * Returns whether there was one.
+ */
+bool pcg_peer_clear(const struct sock *sk)
 {
 	struct pcg_entry *old;
+	bool removed = false;
 
 	rcu_read_lock();
 	old = pcg_peer_lookup(sk);
-	if (old && !rhashtable_remove_fast(&pcg_peers, &old->node, pcg_params))
+	if (old && !rhashtable_remove_fast(&pcg_peers, &old->node, pcg_params)) {
 		pcg_entry_retire(old);
+		removed = true;
+	}
 	rcu_read_unlock();
+	return removed;
 }
 
 /*

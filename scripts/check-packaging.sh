@@ -36,6 +36,7 @@ for o in $opts; do
 	!*) o=${o#!} cond="defined($o)" ;;
 	*) cond="!defined($o)" ;;
 	esac
+	# shellcheck disable=SC2016  # awk's own $0
 	check "compat-errors-$o" "module/compat.h has no '#if $cond' + #error (dkms.conf lists $o)" \
 		awk -v c="$cond" '/^#if/ { line = $0; gsub(/!defined/, "NOT", line); cc = c; gsub(/!defined/, "NOT", cc)
 				if (index(line, cc)) { want = 1; next } }

@@ -28,10 +28,12 @@ for k in "$@"; do
 	if scripts/kernel.sh fetch "$k" && scripts/kernel.sh build "$k" . "build/kernels/$k"; then
 		builds=yes
 		kver=$(scripts/kernel.sh modver "$k")
+		bins=build/guest   # arm64 rows: the suites cross-built by mk/portability.mk
+		[ "$(scripts/kernel.sh arch "$k")" = amd64 ] || bins=build/$(scripts/kernel.sh arch "$k")/guest
 		echo "==== $k: boot $kver and run $suites"
 		scripts/run-guest.sh --name "$k" --kernel "build/cache/kernels/$k/vmlinuz" \
 			--kver "$kver" --ko "build/kernels/$k/peercgroup.ko" \
-			--bins build/guest --out "$out" --suites "$suites" ${only:+--only "$only"}
+			--bins "$bins" --out "$out" --suites "$suites" ${only:+--only "$only"}
 		grep -aq 'peercgroup: version .* loaded' "$out/console.log" 2>/dev/null && loads=yes
 		if [ -f "$out/result" ]; then
 			read -r _ passed failed secs skipped assertions <"$out/result"

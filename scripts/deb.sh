@@ -25,7 +25,7 @@ buildpkg() {
 	parent=$(dirname "$dir")
 	mv "$parent"/*.deb "$parent"/*.changes "$parent"/*.buildinfo "$out/"
 	echo "deb.sh: built in $((SECONDS - t0))s:"
-	(cd "$out" && ls -1 ./*.deb | sed 's|^\./|  |')
+	find "$out" -maxdepth 1 -name '*.deb' -printf '  %f\n' | sort
 }
 
 case ${1:-} in
@@ -63,6 +63,7 @@ prev)
 	[ -e "$d/userlib/cli/peercgroup.bash" ] ||
 		sed -i '/bash-completion/d' "$d/debian/peercgroup.install"
 	# Headers in include/peercgroup/, as debian/libpeercgroup-dev.install wants.
+	# shellcheck disable=SC2016  # $(INCLUDEDIR) is make's, in the Makefile
 	sed -i -e 's|\$(INCLUDEDIR)/linux|$(INCLUDEDIR)/peercgroup/linux|g' \
 		-e 's|\$(INCLUDEDIR)/peercgroup.h|$(INCLUDEDIR)/peercgroup/peercgroup.h|' "$d/userlib/Makefile"
 	buildpkg "$d" "$out"

@@ -15,6 +15,7 @@ pkgs=(
 	"linux-headers-$("$here/kernel.sh" field 6.1 abi)"  # make module's default KDIR
 	dkms openssl                                        # admin install path (openssl: dkms signing key)
 	gnuplot-nox                                         # benchmark chart
+	qemu-system-arm gcc-12-aarch64-linux-gnu libc6-dev-arm64-cross  # arm64 guests, cross builds
 	libsystemd-dev                                      # examples/responder: sd_listen_fds()
 	shellcheck sparse                                   # make static
 	debhelper dh-dkms dpkg-dev lintian e2fsprogs        # make deb, make check-system

@@ -14,7 +14,8 @@
 # skipped=N and assertions=N (tests are promises, one "ok" line each;
 # assertions are the checks inside them): OUT/result then has
 # "NAME PASSED FAILED SECS SKIPPED ASSERTIONS".
-GUEST_BAD_CONSOLE='BUG:|WARNING:|Oops|Call Trace|KASAN|UBSAN|suspected memory leak|Kernel panic'
+# arm64 prints "Call trace:" (lower case t), x86 "Call Trace:"
+GUEST_BAD_CONSOLE='BUG:|WARNING:|Oops|Call [Tt]race|KASAN|UBSAN|suspected memory leak|Kernel panic'
 
 judge_guest() {
 	local name=$1 console=$2 verdict=$3 qemu_rc=$4 timeout=$5 secs=$6 out=$7

@@ -36,6 +36,7 @@ usage: $PROG list                  names of the kernels in scripts/kernels.conf
        $PROG kdir NAME             the kernel build directory (make -C KDIR M=SRC)
        $PROG build NAME SRC OUT    build SRC (top-level Kbuild) against NAME, copy peercgroup.ko to OUT/
        $PROG modver NAME           the kernel's release string (uname -r), for /lib/modules/VER
+       $PROG arch NAME             its Debian architecture (amd64, arm64)
        $PROG debug NAME            build a debug kernel (KASAN, kmemleak, lockdep, UBSAN) from
                                    Debian's linux-source of NAME into build/cache/debug/NAME
        $PROG debug-build NAME SRC OUT   build SRC against that debug kernel, copy peercgroup.ko to OUT/
@@ -54,6 +55,7 @@ fetch) (($# == 1)) || usage; fetch "$1" ;;
 root) (($# == 1)) || usage; root "$1" ;;
 kdir) (($# == 1)) || usage; kdir "$1" ;;
 modver) (($# == 1)) || usage; modver "$1" ;;
+arch) (($# == 1)) || usage; conf "$1"; echo "$K_ARCH" ;;
 build) (($# == 3)) || usage; build "$@" ;;
 debug) (($# == 1)) || usage; debug "$1" ;;
 debug-build) (($# == 3)) || usage; debug_build "$@" ;;

@@ -42,7 +42,17 @@ trap 'rm -rf "$root"' EXIT
 # The initramfs: static busybox, the module where modprobe finds it, the
 # suites, and nothing else.
 mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,tests,lib/modules/"$kver"/extra}
-cp "$(command -v busybox)" "$root/bin/busybox"
+# The architecture comes from the kernel image: an arm64 Image has "ARM\x64" at offset 56.
+arch=x86_64
+[ "$(od -An -c -j56 -N4 "$kernel" | tr -d ' ')" = ARMd ] && arch=arm64
+if [ $arch = arm64 ]; then
+	cp "$("$here/arm64.sh" busybox)" "$root/bin/busybox"
+	# its verdict channel, a virtio console, needs two of the kernel's own modules
+	mkdir -p "$root/lib/modules/$kver/kernel"
+	"$here/arm64.sh" modules "$(dirname "$kernel")" "$kver" | xargs -r cp -t "$root/lib/modules/$kver/kernel/"
+else
+	cp "$(command -v busybox)" "$root/bin/busybox"
+fi
 install -m 0755 "$here/guest-init" "$root/init"
 cp "$ko" "$root/lib/modules/$kver/extra/peercgroup.ko"
 touch "$root/lib/modules/$kver/"modules.{order,builtin,builtin.modinfo}
@@ -76,13 +86,22 @@ smp=2 icount=()
 [ -n "${PCG_QEMU_ICOUNT:-}" ] && smp=1 icount=(-icount "$PCG_QEMU_ICOUNT")
 append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1"
 append+=" pcg.suites=$suites${only:+ pcg.only=$only} $append_extra"
+# arm64: -M virt has a single PL011 (the console); the verdict goes to a virtio console,
+# which exists only once the guest has loaded its driver: a crash before that is no verdict.
+# pauth-impdef: pointer authentication with a cheap hash (QARMA under TCG is very slow).
+qemu=(qemu-system-x86_64 -cpu max -serial "file:$console" -serial "file:$verdict")
+if [ $arch = arm64 ]; then
+	append=${append/console=ttyS0/console=ttyAMA0}" pcg.verdict=hvc0 pcg.preload=virtio_mmio,virtio_console"
+	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -serial "file:$console"
+		-device virtio-serial-device -chardev "file,id=verdict,path=$verdict"
+		-device virtconsole,chardev=verdict)
+fi
 start=$(date +%s)
 set +e
-timeout --foreground "$timeout" qemu-system-x86_64 \
-	-accel "$accel" "${icount[@]}" -cpu max -smp "$smp" -m "$mem" \
+timeout --foreground "$timeout" "${qemu[@]}" \
+	-accel "$accel" "${icount[@]}" -smp "$smp" -m "$mem" \
 	-nodefaults -no-reboot -display none -monitor none \
-	-kernel "$kernel" -initrd "$initrd" -append "$append" \
-	-serial "file:$console" -serial "file:$verdict" </dev/null
+	-kernel "$kernel" -initrd "$initrd" -append "$append" </dev/null
 qemu_rc=$?
 set -e
 secs=$(($(date +%s) - start))

@@ -97,6 +97,8 @@ build() {
 	kdebs=$(printf '%q ' "${debs[@]}")
 	# customize: a test user, fstab, hostname, the harness unit that runs
 	# the payload disk's script at boot, no getty or timers to wait for.
+	# The hooks are run by mmdebstrap's shell, with the root as $1.
+	# shellcheck disable=SC2016
 	mmdebstrap --variant=minbase --mode=root --format=tar \
 		--include="$incl" \
 		--dpkgopt='path-exclude=/usr/share/man/*' \

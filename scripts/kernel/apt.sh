@@ -61,6 +61,7 @@ apt_setup() {
 		-o "Dir::State::status=$APTDIR/status"
 		-o "Dir::Cache=$APTDIR/cache"
 		-o APT::Architecture=amd64 -o APT::Architectures::=amd64
+		${APT_FOREIGN:+-o APT::Architectures::=$APT_FOREIGN}
 		-o APT::Sandbox::User=root -o Acquire::Languages=none
 		-o Debug::NoLocking=1
 	)

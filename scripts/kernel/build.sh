@@ -79,6 +79,7 @@ build() {
 	local log=$base.log
 	local -a make_cmd=(make -C "/usr/src/linux-headers-$K_ABI" "M=$inner" KCFLAGS=-Werror "-j$(nproc)")
 	read -r -a extra <<<"${PCG_KBUILD_FLAGS:-}"
+	[[ $K_ARCH == arm64 ]] && make_cmd+=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 	make_cmd+=("${extra[@]}" modules)
 	local rc=0
 	note "$K_NAME: ${make_cmd[*]} ($K_CC, ${K_ROOT})"

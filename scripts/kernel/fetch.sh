@@ -9,7 +9,7 @@ kernel_packages() {
 	local p dep
 	echo "linux-image-$K_ABI"
 	for p in "linux-image-$K_ABI" "linux-headers-$K_ABI"; do
-		apt-cache "${APT_OPTS[@]}" show "$p=$K_VER" | awk -F': ' '$1 == "Depends" {print $2; exit}' |
+		apt-cache "${APT_OPTS[@]}" show "$(qualify "$p")=$K_VER" | awk -F': ' '$1 == "Depends" {print $2; exit}' |
 			tr ',|' '\n' | sed 's/(.*//; s/[[:space:]]//g' |
 			while read -r dep; do
 				case $dep in
@@ -18,6 +18,17 @@ kernel_packages() {
 			done
 	done
 	echo "linux-headers-$K_ABI"
+}
+
+# qualify PKG: PKG:ARCH for K_ABI's own packages of a foreign-architecture kernel.  The
+# -common headers are arch "all"; linux-kbuild stays the build machine's (amd64): its
+# programs (fixdep, modpost) run here, and arm64 ones could not.  They are built from the
+# same source version; they read the target's objects by ELF class and machine at run
+# time, and the one target-dependent table built into modpost (devicetable-offsets.h,
+# offsets in struct *_device_id) is the same for x86_64 and arm64, two LP64
+# little-endian ABIs; the module has no device table anyway.
+qualify() {
+	if [[ $K_ARCH != amd64 && $1 == *-"$K_ABI" ]]; then echo "$1:$K_ARCH"; else echo "$1"; fi
 }
 
 # fetch NAME: one process at a time per kernel (parallel "fetch", "root" and "build" calls
@@ -31,9 +42,10 @@ download_kernel() {
 	local dir=$1 p
 	local -a pkgs=() specs=()
 	apt_ready
-	want "linux-image-$K_ABI" "$K_VER" "$K_NAME ($K_SUITE)"
+	want "$(qualify "linux-image-$K_ABI")" "$K_VER" "$K_NAME ($K_SUITE)"
 	mapfile -t pkgs < <(kernel_packages | awk '!seen[$0]++')
 	for p in "${pkgs[@]}"; do
+		p=$(qualify "$p")
 		want "$p" "$K_VER" "$K_NAME ($K_SUITE)"
 		specs+=("$p=$K_VER")
 	done
@@ -51,7 +63,12 @@ fetch_locked() {
 	local debs=$CACHE/debs/$K_NAME
 	rm -rf "$debs.tmp" "$KDIR_CACHE.tmp"
 	mkdir -p "$debs.tmp" "$KDIR_CACHE.tmp"
-	with_lock apt download_kernel "$debs.tmp"
+	if [[ $K_ARCH == amd64 ]]; then
+		with_lock apt download_kernel "$debs.tmp"
+	else
+		# a foreign architecture has private lists of its own (the amd64 ones stay as they are)
+		APTDIR=$CACHE/apt-$K_ARCH APT_FOREIGN=$K_ARCH with_lock "apt-$K_ARCH" download_kernel "$debs.tmp"
+	fi
 	rm -rf "$debs" "$KDIR_CACHE"
 	mv "$debs.tmp" "$debs"
 	local deb

@@ -9,6 +9,9 @@ conf() {
 	[[ -n $line ]] || die "unknown kernel '$1' (known: $(names | tr '\n' ' '))"
 	read -r K_NAME K_SUITE K_ABI K_VER K_CC K_ROOT <<<"$line"
 	[[ -n ${K_ROOT:-} ]] || die "$CONF: malformed line for '$1'"
+	# an ABI ending in -arm64 is an arm64 kernel, cross-built (kernels.conf names the rule)
+	K_ARCH=amd64
+	[[ $K_ABI == *-arm64 ]] && K_ARCH=arm64
 	KDIR_CACHE=$CACHE/kernels/$K_NAME
 }
 

@@ -24,31 +24,44 @@ root() {
 		"${kernels[@]}"
 }
 
-# root_locked SUITE PKGS KERNEL...: make or reuse the root; unpack the kernels' headers
-root_locked() {
-	local suite=$1 want=$2 dir=$ROOTS/$1 n deb main
+# make_root DIR SUITE PKG...: a minimal Debian SUITE at DIR with PKG... installed
+# (mmdebstrap), remade only when the package set changes.  The caller holds DIR's lock.
+make_root() {
+	local dir=$1 suite=$2 want main
 	shift 2
+	want=$(printf '%s\n' "$@" | sort -u | paste -sd, -)
 	if [[ -f $dir/.ready && $(cat "$dir/.ready") == "$want" ]]; then
-		echo "root $suite: cached"
-	else
-		install_missing "build roots" mmdebstrap
-		read -r main _ < <(mirror_uris)
-		rm -rf "$dir" "$dir.tmp"
-		mkdir -p "$ROOTS"
-		note "root $suite: mmdebstrap with $want"
-		# essential + the includes, no docs/man/locales: the smallest root that builds modules
-		mmdebstrap --variant=essential --include="$want" --mode=root --format=directory \
-			--dpkgopt='path-exclude=/usr/share/man/*' \
-			--dpkgopt='path-exclude=/usr/share/doc/*' \
-			--dpkgopt='path-exclude=/usr/share/locale/*' \
-			--dpkgopt='path-exclude=/usr/share/info/*' \
-			"$suite" "$dir.tmp" "deb [signed-by=$KEYRING] $main $suite main" >&2 ||
-			die "root $suite: mmdebstrap failed"
-		rm -rf "$dir.tmp/var/lib/apt/lists"/* "$dir.tmp/var/cache/apt"/*
-		echo "$want" >"$dir.tmp/.ready"
-		mv "$dir.tmp" "$dir"
-		echo "root $suite: created"
+		echo "root ${dir##*/}: cached"
+		return 0
 	fi
+	install_missing "build roots" mmdebstrap
+	read -r main _ < <(mirror_uris)
+	rm -rf "$dir" "$dir.tmp"
+	mkdir -p "${dir%/*}"
+	note "root ${dir##*/}: mmdebstrap $suite with $want"
+	# essential + the includes, no docs/man/locales: the smallest root that builds modules
+	mmdebstrap --variant=essential --include="$want" --mode=root --format=directory \
+		--dpkgopt='path-exclude=/usr/share/man/*' \
+		--dpkgopt='path-exclude=/usr/share/doc/*' \
+		--dpkgopt='path-exclude=/usr/share/locale/*' \
+		--dpkgopt='path-exclude=/usr/share/info/*' \
+		"$suite" "$dir.tmp" "deb [signed-by=$KEYRING] $main $suite main" >&2 ||
+		die "root ${dir##*/}: mmdebstrap failed"
+	rm -rf "$dir.tmp/var/lib/apt/lists"/* "$dir.tmp/var/cache/apt"/*
+	echo "$want" >"$dir.tmp/.ready"
+	mv "$dir.tmp" "$dir"
+	echo "root ${dir##*/}: created"
+}
+
+# root_locked ROOT PKGS KERNEL...: make or reuse the root; unpack the kernels' headers.
+# ROOT "SUITE-cross" is a root of SUITE of its own for the cross compilers (arm64 rows), so
+# that the native root's package set does not change with them.
+root_locked() {
+	local dir=$ROOTS/$1 n deb
+	local -a want
+	IFS=, read -r -a want <<<"$2"
+	make_root "$dir" "${1%-cross}" "${want[@]}"
+	shift 2
 	# the kernels' headers, unpacked at their real absolute paths inside the root
 	for n in "$@"; do
 		conf "$n"

@@ -39,8 +39,14 @@ finish() {
 }
 # Tail of a log into the notes, for a failure's reader.
 show() { tail -n "${2:-25}" "$1" | sed 's/^/# | /' | while IFS= read -r l; do emit "$l"; done; }
-apt_install() { apt-get install -y --no-install-recommends --allow-downgrades "$@"; }
+# apt's and dkms's output also goes to the console, so that a slow build
+# can be followed on the host (build/run/system/PHASE/console.log).
+apt_install() {
+	apt-get install -y --no-install-recommends --allow-downgrades "$@" 2>&1 | tee /dev/console
+	return "${PIPESTATUS[0]}"
+}
 runtime_debs() { ls "$1"/peercgroup-dkms_*.deb "$1"/libpeercgroup1_*.deb "$1"/peercgroup_*.deb; }
+# shellcheck disable=SC2317  # called through check()
 dkms_has() { dkms status -m peercgroup -v "$1" -k "$2" 2>/dev/null | grep -q ': installed'; }
 loaded_version() { cat /sys/module/peercgroup/version 2>/dev/null || echo none; }
 
@@ -165,7 +171,7 @@ boot)
 	if dpkg -i "$P"/kernel/*.deb >/tmp/kernel.log 2>&1; then ok 5-kernel-install; else
 		notok 5-kernel-install "dpkg -i of the kernel failed"; show /tmp/kernel.log; fi
 	note "dpkg -i of the 6.12 kernel, headers and the DKMS autoinstall took $((SECONDS - t0))s"
-	new=$(ls "$P"/kernel/linux-image-*.deb | sed 's|.*/linux-image-\([^_]*\)_.*|\1|')
+	new=$(find "$P"/kernel -name 'linux-image-*.deb' | sed 's|.*/linux-image-\([^_]*\)_.*|\1|')
 	check 5-dkms-autoinstall "dkms status: $(dkms status 2>&1 | tr '\n' ';')" dkms_has "$old" "$new"
 	;;
 kernel)
@@ -228,7 +234,7 @@ kernel)
 		-iname '*peercgroup*' -print 2>/dev/null | grep -v '^/etc/systemd/system/peercgroup-sandboxed.service$')
 	left_dev=$(ls -d /dev/peercgroup /sys/module/peercgroup 2>/dev/null)
 	note "paths named *peercgroup* (but the test's own unit): ${left:-none}; in /dev and /sys: ${left_dev:-none}"
-	check 8-no-paths "left behind: $(echo $left $left_dev)" [ -z "$left$left_dev" ]
+	check 8-no-paths "left behind: $(tr '\n' ' ' <<<"$left $left_dev")" [ -z "$left$left_dev" ]
 	for k in /lib/modules/*; do
 		check "8-depmod-${k##*/}" "${k##*/}'s modules.* still name peercgroup" \
 			bash -c "! grep -qw peercgroup $k/modules.dep $k/modules.alias $k/modules.devname 2>/dev/null"

@@ -1,0 +1,42 @@
+# Portability: arm64 guests and the compile breadth.
+#
+#   make check KERNELS="6.1-arm64 7.3-arm64"   arm64 rows of scripts/kernels.conf (cross-built
+#                                module, qemu-system-aarch64 -M virt, the same suites built
+#                                static for aarch64 into build/arm64/guest)
+#   make check-compile           the module, warnings as errors, against every Debian
+#                                linux-headers flavour of scripts/headers-breadth.list
+#                                (amd64 + arm64, generic/cloud/rt/16k); SUBSET=1: CI's subset
+#   make headers-breadth-refresh rewrite that list from the archive, print what changed
+
+ARM64_CC ?= aarch64-linux-gnu-gcc-12
+ARM64_AR ?= aarch64-linux-gnu-ar
+
+.PHONY: guest-bins-arm64 check-compile headers-breadth-refresh
+
+guest-bins-arm64:
+	$(MAKE) guest-bins B=$(B)/arm64 CC=$(ARM64_CC) AR=$(ARM64_AR)
+
+# the suites for an arm64 row are built before "check" runs them
+check: $(if $(filter %-arm64,$(KERNELS)),guest-bins-arm64)
+
+check-compile: deps
+	scripts/compile-breadth.sh $(if $(filter 1,$(SUBSET)),--subset)
+
+headers-breadth-refresh:
+	scripts/compile-breadth.sh refresh
+
+# arm64 rows run on demand and in CI's own stage (check-arm64), not in check-matrix:
+# under TCG an arm64 boot with the suites takes several minutes.
+ARM64_MATRIX := $(filter %-arm64,$(MATRIX))
+MATRIX := $(filter-out %-arm64,$(MATRIX))
+ARM64_KERNELS ?= 6.1-arm64 7.3-arm64
+
+.PHONY: check-arm64 check-matrix-arm64
+
+# the suites on arm64 rows only (CI: after check-matrix ran the unit tests and the
+# harness's self-test)
+check-arm64: deps guest-bins-arm64
+	scripts/check.sh --suites $(SUITES) $(if $(ONLY),--only $(ONLY)) $(ARM64_KERNELS)
+
+check-matrix-arm64: deps
+	$(MAKE) check KERNELS="$(ARM64_MATRIX)"
