@@ -14,7 +14,7 @@ ARM64_AR ?= aarch64-linux-gnu-ar
 .PHONY: guest-bins-arm64 check-compile headers-breadth-refresh
 
 guest-bins-arm64:
-	$(MAKE) guest-bins B=$(B)/arm64 CC=$(ARM64_CC) AR=$(ARM64_AR)
+	GOARCH=arm64 $(MAKE) guest-bins B=$(B)/arm64 CC=$(ARM64_CC) AR=$(ARM64_AR)
 
 # the suites for an arm64 row are built before "check" runs them
 check: $(if $(filter %-arm64,$(KERNELS)),guest-bins-arm64)
