@@ -9,6 +9,9 @@
 #                         .changes in build/deb/; then lintian on the .changes
 #   make deb-prev         the previous release (PREV_COMMIT) as packages, in
 #                         build/deb-prev/ (today's debian/ over that tree)
+#   make check-deb-chroot the maintainer scripts for real (dpkg, dkms) in a chroot of the
+#                         check-system image: 0.1.0 -> current, a broken version,
+#                         back, purge; minutes, no QEMU (scripts/check-deb-chroot.sh)
 #   make check-system     the packages on a Debian 12 machine under QEMU
 #                         (scripts/check-system.sh; image: scripts/system-image.sh,
 #                         PCG_IMAGE_EXTRA="pkg ..." adds Debian packages to it)
@@ -18,7 +21,7 @@ DEB_OUT := $(B)/deb
 PREV_VERSION ?= 0.1.0
 PREV_COMMIT ?= $(shell git rev-parse -q --verify v$(PREV_VERSION)^{commit} 2>/dev/null || echo 00ff966e85998857719744ebffc5af32300c82d0)
 
-.PHONY: uninstall check-packaging deb deb-prev lintian check-system
+.PHONY: uninstall check-packaging deb deb-prev lintian check-system check-deb-chroot
 
 # The list of files is the one "make install" makes: install into a scratch
 # DESTDIR, then remove the same paths under the real one.
@@ -50,3 +53,8 @@ check-system: deps
 	@[ -n "$$(ls $(DEB_OUT)/peercgroup-dkms_*.deb 2>/dev/null)" ] || $(MAKE) deb
 	@[ -n "$$(ls $(B)/deb-prev/peercgroup-dkms_*.deb 2>/dev/null)" ] || $(MAKE) deb-prev
 	scripts/check-system.sh
+
+check-deb-chroot: deps
+	@[ -n "$$(ls $(DEB_OUT)/peercgroup-dkms_*.deb 2>/dev/null)" ] || $(MAKE) deb
+	@[ -n "$$(ls $(B)/deb-prev/peercgroup-dkms_*.deb 2>/dev/null)" ] || $(MAKE) deb-prev
+	scripts/check-deb-chroot.sh

@@ -16,7 +16,7 @@
 # Prints one line per test and "system: N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 out=$top/build/run/system
 # Per boot.  A boot that builds the module under TCG is the long one.
 timeout=${PCG_SYSTEM_TIMEOUT:-3600}
@@ -46,23 +46,8 @@ scripts/kernel.sh fetch 6.12 >/dev/null || die "scripts/kernel.sh fetch 6.12 fai
 cp build/cache/debs/6.12/*.deb "$out/payload/kernel/"
 cp scripts/system-guest/steps.sh "$out/payload/"
 cp scripts/system-guest/units/*.service examples/peercgroup-sandboxed.service "$out/payload/units/"
-# A new version whose module does not compile: the current peercgroup-dkms
-# repacked as VERSION.1~broken with an #error in the module.
-(
-	set -e
-	w=$out/broken-pkg
-	rm -rf "$w"
-	dpkg-deb -R "$out"/payload/debs/peercgroup-dkms_*.deb "$w"
-	v=$(sed -n 's/^Version: //p' "$w/DEBIAN/control")
-	bv=$v.1~broken
-	mv "$w/usr/src/peercgroup-$v" "$w/usr/src/peercgroup-$bv"
-	echo "$bv" >"$w/usr/src/peercgroup-$bv/VERSION"
-	sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$bv\"/" "$w/usr/src/peercgroup-$bv/dkms.conf"
-	echo '#error "a deliberately broken version (check-system)"' >>"$w/usr/src/peercgroup-$bv/module/main.c"
-	sed -i "s/^Version: .*/Version: $bv/" "$w/DEBIAN/control"
-	(cd "$w" && find usr -type f -exec md5sum {} + >DEBIAN/md5sums)
-	dpkg-deb -b -Zgzip "$w" "$out/payload/broken/peercgroup-dkms_${bv}_all.deb" >/dev/null
-) || die "could not make the broken package"
+# A new version whose module does not compile.
+scripts/deb.sh broken "$out/payload/debs" "$out/payload/broken" || die "could not make the broken package"
 t0=$SECONDS
 mke2fs -q -t ext4 -L pcgpayload -d "$out/payload" "$out/payload.img" 256M || die "mke2fs of the payload failed"
 echo "# payload disk: $((SECONDS - t0))s ($(du -sh "$out/payload" | cut -f1))"

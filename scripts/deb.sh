@@ -9,6 +9,9 @@
 #                                 packaging existed) with today's debian/ and
 #                                 packaging layer (dkms.conf, packaging/,
 #                                 scripts/dkms.sh), as VERSION, into OUT
+#   deb.sh broken DEBDIR OUT      a new version whose module does not compile:
+#                                 DEBDIR's peercgroup-dkms repacked as
+#                                 VERSION.1~broken with an #error, into OUT
 #   deb.sh lintian OUT            lintian on OUT's .changes: fails on any error
 #                                 or warning; prints a one-line summary
 set -euo pipefail
@@ -68,6 +71,23 @@ prev)
 		-e 's|\$(INCLUDEDIR)/peercgroup.h|$(INCLUDEDIR)/peercgroup/peercgroup.h|' "$d/userlib/Makefile"
 	buildpkg "$d" "$out"
 	;;
+broken)
+	src=${2:?} out=${3:?}
+	mkdir -p "$out"
+	w=$(mktemp -d)
+	trap 'rm -rf "$w"' EXIT
+	dpkg-deb -R "$(find "$src" -maxdepth 1 -name 'peercgroup-dkms_*.deb' | head -n 1)" "$w/p" ||
+		die "no peercgroup-dkms in $src"
+	v=$(sed -n 's/^Version: //p' "$w/p/DEBIAN/control")
+	bv=$v.1~broken
+	mv "$w/p/usr/src/peercgroup-$v" "$w/p/usr/src/peercgroup-$bv"
+	echo "$bv" >"$w/p/usr/src/peercgroup-$bv/VERSION"
+	sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$bv\"/" "$w/p/usr/src/peercgroup-$bv/dkms.conf"
+	echo '#error "a deliberately broken version (deb.sh broken)"' >>"$w/p/usr/src/peercgroup-$bv/module/main.c"
+	sed -i "s/^Version: .*/Version: $bv/" "$w/p/DEBIAN/control"
+	(cd "$w/p" && find usr -type f -exec md5sum {} + >DEBIAN/md5sums)
+	dpkg-deb -b -Zgzip "$w/p" "$out/peercgroup-dkms_${bv}_all.deb" >/dev/null
+	;;
 lintian)
 	out=${2:?}
 	changes=$(ls "$out"/*.changes)
@@ -80,5 +100,5 @@ lintian)
 	echo "$(lintian --version): $(n E) errors, $(n W) warnings, $(n I) info, $(n P) pedantic ($(basename "$changes"))"
 	[ $rc -eq 0 ] && [ "$(n E)" -eq 0 ] && [ "$(n W)" -eq 0 ]
 	;;
-*) die "usage: deb.sh build SRC OUT | prev COMMIT VERSION OUT | lintian OUT" ;;
+*) die "usage: deb.sh build SRC OUT | prev COMMIT VERSION OUT | broken DEBDIR OUT | lintian OUT" ;;
 esac

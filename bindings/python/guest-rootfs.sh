@@ -49,23 +49,13 @@ for name, m in mf.modules.items():
         print(m.__file__)
 PY
 find "$stdlib/encodings" -name '*.py' >>"$dest/.files"
-sort -u "$dest/.files" | while read -r f; do
-	case $f in
-	"$stdlib"/*) ;;
-	*) continue ;;	# the package itself, copied above
-	esac
-	mkdir -p "$dest$(dirname "$f")"
-	cp -p "$f" "$dest$f"
-	case $f in
-	*.so) copy_libs "$f" ;;
-	*.py)
-		pyc=$(dirname "$f")/__pycache__/$(basename "$f" .py).cpython-${py##*python3.}.pyc
-		if [ -f "$pyc" ]; then
-			mkdir -p "$dest$(dirname "$pyc")"
-			cp -p "$pyc" "$dest$pyc"
-		fi ;;
-	esac
-done
+# The stdlib files (not the package, copied above), Debian's .pyc beside
+# each source, in one cpio pass that keeps paths and mtimes (a .pyc is
+# only used while its source's mtime matches).
+tag=cpython-$("$py" -S -c 'import sys; print("%d%d" % sys.version_info[:2])')
+sort -u "$dest/.files" | grep "^$stdlib/" | sed -E "p; s|^(.*)/([^/]*)\.py$|\1/__pycache__/\2.$tag.pyc|; t; d" |
+	while read -r f; do [ -f "$f" ] && echo "$f"; done | cpio -pdm --quiet "$dest"
+grep '\.so$' "$dest/.files" | while read -r so; do copy_libs "$so"; done
 rm "$dest/.files"
 
 cat >"$dest/tests/py_suite" <<'SH'
