@@ -20,6 +20,7 @@ PROG=arm64.sh
 busybox_arm64() {
 	local dir=$CACHE/busybox-arm64 lk
 	if [[ ! -x $dir/usr/bin/busybox && ! -x $dir/bin/busybox ]]; then
+		# shellcheck disable=SC2034 # read by scripts/kernel/apt.sh's apt_setup
 		APTDIR=$CACHE/apt-arm64 APT_FOREIGN=arm64
 		exec {lk}>"$CACHE/.lock-apt-arm64"
 		flock "$lk"

@@ -94,7 +94,7 @@ deps_of() {
 # archive_entries: "SUITE ARCH PACKAGE VERSION COMPILER" for every flavour metapackage of
 # every suite, resolved to the concrete headers package it depends on there.
 archive_entries() {
-	local suite arch meta ver flav dep cc
+	local suite arch ver flav dep cc
 	headers_index
 	for flav in $FLAVOURS; do
 		arch=amd64
@@ -306,7 +306,7 @@ run() {
 					DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends "$ccpkg" >&2
 			else
 				r=$ROOTS/breadth-$where
-				# shellcheck disable=SC2086 # a word list
+				# shellcheck disable=SC2046 # a word list: one package per word
 				breadth_root "$where" $(tr ' ' '\n' <<<"${root_pkgs[$where]}" | sort -u)
 			fi
 			# the headers, their -common and the kbuild tools (amd64 ones, see above)

@@ -92,6 +92,7 @@ append+=" pcg.suites=$suites${only:+ pcg.only=$only} $append_extra"
 qemu=(qemu-system-x86_64 -cpu max -serial "file:$console" -serial "file:$verdict")
 if [ $arch = arm64 ]; then
 	append=${append/console=ttyS0/console=ttyAMA0}" pcg.verdict=hvc0 pcg.preload=virtio_mmio,virtio_console"
+	# shellcheck disable=SC2054 # the commas are QEMU's option syntax
 	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -serial "file:$console"
 		-device virtio-serial-device -chardev "file,id=verdict,path=$verdict"
 		-device virtconsole,chardev=verdict)

@@ -55,7 +55,7 @@ find "$stdlib/encodings" -name '*.py' >>"$dest/.files"
 tag=cpython-$("$py" -S -c 'import sys; print("%d%d" % sys.version_info[:2])')
 sort -u "$dest/.files" | grep "^$stdlib/" | sed -E "p; s|^(.*)/([^/]*)\.py$|\1/__pycache__/\2.$tag.pyc|; t; d" |
 	while read -r f; do [ -f "$f" ] && echo "$f"; done | cpio -pdm --quiet "$dest"
-for so in $(grep '\.so$' "$dest/.files"); do copy_libs "$so"; done
+grep '\.so$' "$dest/.files" | while read -r so; do copy_libs "$so"; done
 rm "$dest/.files"
 
 cat >"$dest/tests/py_suite" <<'SH'
