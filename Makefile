@@ -37,6 +37,15 @@ help:
 	@echo "make check-debug   every suite + the storm on a KASAN/lockdep/UBSAN 6.1 kernel"
 	@echo "make checkpatch    checkpatch.pl --strict on the module and the uapi header"
 	@echo "make static        shellcheck, sparse (module), gcc -fanalyzer (library, CLI)"
+	@echo "make check-rt      Debian's PREEMPT_RT kernels are refused by the build and DKMS"
+	@echo "make check-bindings  Go and Python bindings: tests, parity with the C classifier"
+	@echo "make uninstall     undo make install (PREFIX, DESTDIR)"
+	@echo "make check-packaging  VERSION, dkms.conf, changelogs, licences agree"
+	@echo "make deb           the Debian packages in build/deb/, then lintian"
+	@echo "make check-deb-chroot  package install, upgrade, broken version, purge in a chroot"
+	@echo "make check-system  the packages on a systemd-booted Debian 12 guest (slow under TCG)"
+	@echo "make check-arm64   the guest suites on the arm64 rows of scripts/kernels.conf"
+	@echo "make check-compile the module against every headers package of scripts/headers-breadth.list"
 	@echo "ONLY=TEST or ONLY=SUITE/TEST runs one test; suites: tests/guest/suites.list"
 
 # packaging/Makefile.dkms is the one module build (dkms runs it too);

@@ -11,7 +11,7 @@ RT_MESSAGE := does not support PREEMPT_RT kernels
 
 .PHONY: check-rt
 check-rt:
-	@set -e; for k in $(RT_KERNELS); do \
+	@set -e; mkdir -p $(B)/kernels; for k in $(RT_KERNELS); do \
 		export PCG_KERNELS_CONF=$(RT_CONF); \
 		scripts/kernel.sh fetch $$k; \
 		abi=$$(scripts/kernel.sh modver $$k); \
