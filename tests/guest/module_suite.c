@@ -783,7 +783,11 @@ static void t_alloc_failure_means_no_record(void)
 	SYS(failslab(true));
 	cli = connect_to(s.name, SOCK_STREAM);
 	acc = cli < 0 ? -1 : accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC);
-	/* listen() again: its new record fails, the old one must go too */
+	/*
+	 * listen() again while the cache fails: listener records come from
+	 * kmalloc (module/listeners.c), which failslab's cache filter spares,
+	 * so this listen() is recorded and must answer the next client.
+	 */
 	err_relisten = listen(s.lfd, 64);
 	failslab(false);
 	SYS(cli);
@@ -795,13 +799,14 @@ static void t_alloc_failure_means_no_record(void)
 	close(acc);
 	CHECK_INT(-ENODATA, err_acc);
 	CHECK_INT(-ENODATA, err_cli);
-	CHECK(counter("alloc_failures") >= fails0 + 3, "alloc_failures %ld, was %ld",
+	/* one failure for each end's entry */
+	CHECK(counter("alloc_failures") >= fails0 + 2, "alloc_failures %ld, was %ld",
 	      counter("alloc_failures"), fails0);
 
-	/* the listener's old record is gone: a new client learns nothing */
+	/* the failed connection left nothing behind: the next one is answered */
 	SYS(cli = connect_to(s.name, SOCK_STREAM));
 	SYS(acc = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
-	CHECK_INT(-ENODATA, query(cli, &q, path, sizeof(path)));
+	CHECK_ANSWER(query(cli, &q, path, sizeof(path)), q, path, "srv");
 	CHECK_ANSWER(query(acc, &q, path, sizeof(path)), q, path, "srv");
 	close(cli);
 	close(acc);
