@@ -26,6 +26,10 @@ guest-bins-arm64:
 # the suites for an arm64 row are built before "check" runs them
 check: $(if $(filter %-arm64,$(KERNELS)),guest-bins-arm64)
 
+# check-stress on an arm64 row (STRESS_KERNEL=6.1-arm64): the suites cross-built
+STRESS_BINS = $(if $(filter %-arm64,$(STRESS_KERNEL)),$(B)/arm64/guest,$(B)/guest)
+check-stress: $(if $(filter %-arm64,$(STRESS_KERNEL)),guest-bins-arm64)
+
 check-compile: deps
 	scripts/compile-breadth.sh $(if $(filter 1,$(SUBSET)),--subset)
 

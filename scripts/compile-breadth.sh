@@ -195,15 +195,19 @@ breadth_root() {
 	exec {lk}>&-
 }
 
-# ready_root WHERE PKG...: make WHERE usable (the deep matrix's roots through kernel.sh)
+# ready_root WHERE PKG...: make WHERE usable (the deep matrix's roots through kernel.sh),
+# once per run
+declare -A READY=()
 ready_root() {
 	local where=$1
 	shift
+	[[ -z ${READY[$where]:-} ]] || return 0
 	case $where in
 	host) ;;
 	breadth-*) breadth_root "$where" "$@" ;;
 	*) "$TOP/scripts/kernel.sh" root "$where" >&2 ;;
 	esac
+	READY[$where]=1
 }
 
 # build_one ARCH ABI CC ROOTDIR LOWER...: compile in a private mount namespace where the
