@@ -5,7 +5,8 @@
 #                                static for aarch64 into build/arm64/guest)
 #   make check-compile           the module, warnings as errors, against every Debian
 #                                linux-headers flavour of scripts/headers-breadth.list
-#                                (amd64 + arm64, generic/cloud/rt/16k); SUBSET=1: CI's subset
+#                                (amd64 + arm64, generic/cloud/rt/16k); SUBSET=1: CI's subset;
+#                                MATCH=ERE: the lines matching ERE ("sid", "arm64.*7\.3")
 #   make headers-breadth-refresh rewrite that list from the archive, print what changed
 
 ARM64_CC ?= aarch64-linux-gnu-gcc-12
@@ -31,7 +32,7 @@ STRESS_BINS = $(if $(filter %-arm64,$(STRESS_KERNEL)),$(B)/arm64/guest,$(B)/gues
 check-stress: $(if $(filter %-arm64,$(STRESS_KERNEL)),guest-bins-arm64)
 
 check-compile: deps
-	scripts/compile-breadth.sh $(if $(filter 1,$(SUBSET)),--subset)
+	scripts/compile-breadth.sh $(if $(filter 1,$(SUBSET)),--subset) $(if $(MATCH),--match '$(MATCH)')
 
 headers-breadth-refresh:
 	scripts/compile-breadth.sh refresh

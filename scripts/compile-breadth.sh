@@ -3,7 +3,8 @@
 # linux-headers flavour of scripts/headers-breadth.list (amd64 and arm64; generic, cloud,
 # rt, 16k).  One line per package, then "compile: N passed, N failed, N refused, N skipped".
 #
-#   compile-breadth.sh [--subset] [--list FILE]  compile (--subset: the lines marked "ci")
+#   compile-breadth.sh [--subset] [--match ERE]  compile (--subset: the lines marked "ci";
+#                                                --match: the lines matching ERE)
 #   compile-breadth.sh refresh                   rewrite the list from the archive
 #
 # Why a pinned list and not the archive's current contents: CI must go red only when a
@@ -201,13 +202,15 @@ declare -A READY=()
 ready_root() {
 	local where=$1
 	shift
-	[[ -z ${READY[$where]:-} ]] || return 0
+	[[ -z ${READY[$where]:-} ]] || return "${READY[$where]}"
+	# a subshell: a root that cannot be made fails its packages, not the whole run
 	case $where in
 	host) ;;
-	breadth-*) breadth_root "$where" "$@" ;;
+	breadth-*) (breadth_root "$where" "$@") ;;
 	*) "$TOP/scripts/kernel.sh" root "$where" >&2 ;;
 	esac
-	READY[$where]=1
+	READY[$where]=$?
+	return "${READY[$where]}"
 }
 
 # build_one ARCH ABI CC ROOTDIR LOWER...: compile in a private mount namespace where the
@@ -257,7 +260,7 @@ build_one() {
 }
 
 run() {
-	local subset=$1 line suite arch pkg ver cc mark
+	local subset=$1 match=$2 line suite arch pkg ver cc mark
 	local passed=0 failed=0 skipped=0 refused=0 start=$SECONDS t0
 	local -a fails=()
 	exec 9>"$CACHE/.lock-apt-breadth"
@@ -271,6 +274,7 @@ run() {
 	local -a todo=()
 	while read -r suite arch pkg ver cc mark; do
 		[[ $subset == 1 && ${mark:-} != ci ]] && continue
+		[[ -z $match || "$suite $arch $pkg" =~ $match ]] || continue
 		todo+=("$suite $arch $pkg $ver $cc")
 	done < <(entries "$LIST")
 	# the build roots these entries need, once each (native and cross compilers together)
@@ -325,8 +329,6 @@ run() {
 				install_missing "compile breadth" "$cpkg"
 			else
 				r=$ROOTS/$where
-				# shellcheck disable=SC2046 # a word list: one package per word
-				ready_root "$where" $(tr ' ' '\n' <<<"${root_pkgs[$where]:-}" | sort -u)
 			fi
 			# the headers, their -common and the kbuild tools (amd64 ones, see above)
 			local -a lower=()
@@ -335,7 +337,10 @@ run() {
 				[[ -f $(unpacked "$n" "$v" "$a")/.done ]] || ok=0
 				lower+=("$(unpacked "$n" "$v" "$a")")
 			done < <(parts "$pkg" "$arch" "$ver")
-			if ((!ok)); then
+			# shellcheck disable=SC2046 # a word list: one package per word
+			if ! ready_root "$where" $(tr ' ' '\n' <<<"${root_pkgs[$where]:-}" | sort -u); then
+				status="FAIL: build root $where for $cpkg could not be made (its messages above)"
+			elif ((!ok)); then
 				status="FAIL: download failed"
 			elif build_one "$arch" "$abi" "$cpkg" "$r" "$out" "${lower[@]}"; then
 				status=ok
@@ -375,11 +380,13 @@ run() {
 	((failed == 0))
 }
 
-subset=0
-case ${1:-} in
-refresh) refresh; exit 0 ;;
---subset) subset=1 ;;
-"") ;;
-*) echo "usage: $PROG [--subset] | refresh" >&2; exit 2 ;;
-esac
-run "$subset"
+subset=0 match=
+while (($#)); do
+	case $1 in
+	refresh) refresh; exit 0 ;;
+	--subset) subset=1; shift ;;
+	--match) match=${2:?--match wants an ERE}; shift 2 ;;
+	*) echo "usage: $PROG [--subset] [--match ERE] | refresh" >&2; exit 2 ;;
+	esac
+done
+run "$subset" "$match"
