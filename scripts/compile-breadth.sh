@@ -25,8 +25,8 @@
 #
 # Compilers: each kernel's headers call the gcc version it was built with
 # ("gcc-N", or "aarch64-linux-gnu-gcc-N" with CROSS_COMPILE).  gcc-12 is the build
-# machine's (Debian 12); other versions run in a minimal build root of the oldest suite
-# that has them (kernel.sh make_root), under build/cache/roots/breadth-SUITE.
+# machine's (Debian 12); other versions run in the build root kernels.conf gives the kernel
+# built with that compiler (compiler_root), or one of our own, build/cache/roots/breadth-SUITE.
 set -euo pipefail
 
 PROG=${0##*/}
