@@ -58,21 +58,23 @@ static int pcg_copy_out(void __user *dst, const void *src, size_t ksize,
 
 /*
  * Connected means "has a peer", as for getpeername(): not listening, not
- * unconnected, and still true after the peer has closed.
+ * unconnected, and still true after the peer has closed.  Returns the
+ * peer (identity only: it is never dereferenced) or an ERR_PTR.
  */
-static int pcg_check_socket(const struct sock *sk)
+static const struct sock *pcg_check_socket(const struct sock *sk)
 {
+	const struct sock *peer;
+
 	if (sk->sk_family != AF_UNIX)
-		return -EAFNOSUPPORT;
+		return ERR_PTR(-EAFNOSUPPORT);
 	if (sk->sk_type != SOCK_STREAM && sk->sk_type != SOCK_SEQPACKET)
-		return -EOPNOTSUPP;
+		return ERR_PTR(-EOPNOTSUPP);
 	/*
 	 * Pairs with the barrier unix_stream_connect() puts between setting
-	 * up the peer (after our hook made the entry) and publishing it.
+	 * up the peer (after our hook made the record) and publishing it.
 	 */
-	if (!smp_load_acquire(&unix_sk(sk)->peer))
-		return -ENOTCONN;
-	return 0;
+	peer = smp_load_acquire(&unix_sk(sk)->peer);
+	return peer ? peer : ERR_PTR(-ENOTCONN);
 }
 
 /*
@@ -183,7 +185,8 @@ static bool pcg_peer_visible(struct cgroup *cgrp, struct cgroup *ns_root,
 static long pcg_ioctl_query(void __user *uarg)
 {
 	struct peercgroup_query q;
-	struct pcg_entry *entry;
+	const struct pcg_origin *origin;
+	const struct sock *peer;
 	struct cgroup *cgrp, *ns_root;
 	struct socket *sock;
 	struct pid *tgid;
@@ -206,24 +209,29 @@ static long pcg_ioctl_query(void __user *uarg)
 	sock = sockfd_lookup(q.sockfd, &err);
 	if (!sock)
 		return err;
-	err = pcg_check_socket(sock->sk);
-	if (err)
+	peer = pcg_check_socket(sock->sk);
+	if (IS_ERR(peer)) {
+		err = PTR_ERR(peer);
 		goto out_sock;
+	}
 
 	pcg_count(queries);
 	/*
-	 * The entry lives as long as the socket we hold, but it is only
-	 * guaranteed inside the RCU section: take our own references.
+	 * The record lives as long as the sockets we hold (ours, and its
+	 * peer through ours), but it is only guaranteed inside the RCU
+	 * section: take our own references.
 	 */
 	rcu_read_lock();
-	entry = pcg_peer_lookup(sock->sk);
-	if (entry) {
-		cgrp = entry->cgrp;
+	origin = pcg_peer_origin(sock->sk, peer);
+	if (origin && origin->cgrp) {
+		cgrp = origin->cgrp;
 		cgroup_get(cgrp);
-		tgid = get_pid(entry->tgid);
+		tgid = get_pid(origin->tgid);
+	} else {
+		origin = NULL;
 	}
 	rcu_read_unlock();
-	if (!entry) {
+	if (!origin) {
 		pcg_count(misses);
 		err = -ENODATA;
 		goto out_sock;
