@@ -78,6 +78,26 @@ static const struct sock *pcg_check_socket(const struct sock *sk)
 }
 
 /*
+ * The pid the kernel gave @sk as its SO_PEERCRED, counted, or NULL.  The
+ * record's cgroup comes from that same task: the connect hook runs in
+ * the task whose tgid init_peercred() gives the accepted socket, and
+ * proves the listener's cgroup for the very sk_peer_pid that
+ * copy_peercred() then copies to the client, in the one critical section
+ * (hooks.c); a socketpair's both ends get their maker's.  sk_peer_lock
+ * (5.15, and Debian's 5.10.223) guards that field against listen(), which
+ * rewrites it on listeners; @sk is connected (the caller checked), and a
+ * connected stream or seqpacket socket never listens again: listen()
+ * needs TCP_CLOSE, which only its release sets (peercgroup.h).  So the
+ * field is fixed, and its pid pinned by @sk, which the caller holds, until
+ * __sk_destruct(); the acquire in pcg_check_socket() orders this read
+ * after the kernel's write, which precedes the peer's publication.
+ */
+static struct pid *pcg_peer_pid(const struct sock *sk)
+{
+	return get_pid(READ_ONCE(sk->sk_peer_pid));
+}
+
+/*
  * The root of the caller's cgroup namespace on the v2 hierarchy: what
  * /proc/self/cgroup prints paths relative to, and what bounds the
  * caller's cgroupfs view.  It stays valid, without a lock, for as long as
@@ -185,7 +205,6 @@ static bool pcg_peer_visible(struct cgroup *cgrp, struct cgroup *ns_root,
 static long pcg_ioctl_query(void __user *uarg)
 {
 	struct peercgroup_query q;
-	const struct pcg_origin *origin;
 	const struct sock *peer;
 	struct cgroup *cgrp, *ns_root;
 	struct socket *sock;
@@ -222,16 +241,14 @@ static long pcg_ioctl_query(void __user *uarg)
 	 * section: take our own references.
 	 */
 	rcu_read_lock();
-	origin = pcg_peer_origin(sock->sk, peer);
-	if (origin && origin->cgrp) {
-		cgrp = origin->cgrp;
+	cgrp = pcg_peer_origin(sock->sk, peer);
+	if (cgrp)
 		cgroup_get(cgrp);
-		tgid = get_pid(origin->tgid);
-	} else {
-		origin = NULL;
-	}
 	rcu_read_unlock();
-	if (!origin) {
+	tgid = cgrp ? pcg_peer_pid(sock->sk) : NULL;
+	if (!tgid) {
+		if (cgrp)
+			cgroup_put(cgrp);
 		pcg_count(misses);
 		err = -ENODATA;
 		goto out_sock;

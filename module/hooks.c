@@ -27,7 +27,7 @@
  *  - @newsk (the socket accept() will return) gets the connecting task's:
  *    init_peercred(newsk) takes task_tgid(current) (5.10 to 6.12), or the
  *    pid prepare_peercred() took from current on entry to connect (7.x).
- *    This hook runs in that same task, so its tgid is that struct pid.
+ *    This hook runs in that same task: its cgroup is the connector's.
  *  - the client @sk gets the listener's: copy_peercred(sk, other) copies
  *    other->sk_peer_pid, which cannot change while @other is locked; the
  *    record answers for the client only when the listener's record proves
@@ -48,14 +48,11 @@ static void notrace pcg_on_stream_connect(unsigned long ip, unsigned long parent
 	struct sock *sk = (struct sock *)compat_ftrace_arg(regs, 0);
 	struct sock *other = (struct sock *)compat_ftrace_arg(regs, 1);
 	struct sock *newsk = (struct sock *)compat_ftrace_arg(regs, 2);
-	struct pcg_origin connector, listener = { };
+	struct cgroup *connector = pcg_current_cgroup();
 
-	connector.cgrp = pcg_current_cgroup();
-	if (!connector.cgrp)
+	if (!connector)
 		return;		/* no record: both ends answer ENODATA */
-	connector.tgid = get_pid(task_tgid(current));
-	pcg_listener_origin(other, &listener.cgrp, &listener.tgid);
-	pcg_peer_set(newsk, sk, &connector, &listener);
+	pcg_peer_set(newsk, sk, connector, pcg_listener_origin(other));
 }
 
 /*
@@ -72,18 +69,15 @@ static void notrace pcg_on_socketpair(unsigned long ip, unsigned long parent_ip,
 {
 	struct socket *socka = (struct socket *)compat_ftrace_arg(regs, 0);
 	struct socket *sockb = (struct socket *)compat_ftrace_arg(regs, 1);
-	struct pcg_origin maker, copy;
+	struct cgroup *maker;
 
 	if (!pcg_is_stream(socka->sk))
 		return;
-	maker.cgrp = pcg_current_cgroup();
-	if (!maker.cgrp)
+	maker = pcg_current_cgroup();
+	if (!maker)
 		return;
-	maker.tgid = get_pid(task_tgid(current));
-	cgroup_get(maker.cgrp);
-	copy.cgrp = maker.cgrp;
-	copy.tgid = get_pid(maker.tgid);
-	pcg_peer_set(socka->sk, sockb->sk, &maker, &copy);
+	cgroup_get(maker);	/* one reference per end */
+	pcg_peer_set(socka->sk, sockb->sk, maker, maker);
 }
 
 /*

@@ -11,32 +11,27 @@
 #include <net/sock.h>
 
 /*
- * Where a socket's peer stood when the kernel gave the socket its
- * SO_PEERCRED: the cgroup and thread group of that task.  Both references
- * are counted, so the cgroup id and path are read at query time from the
- * cgroup itself, whatever became of it.  A NULL @cgrp is "unknown".
- */
-struct pcg_origin {
-	struct cgroup *cgrp;
-	struct pid *tgid;
-};
-
-/*
  * One record per connection, keyed by the socket the kernel created for
  * it: the accepted socket (@sk, the "newsk" of unix_stream_connect()), or
  * a socketpair's first socket.  @client is that socket's peer, the other
  * end: the connecting socket, or the pair's second socket.
- *  - a query on @sk answers @connector: the task that connected (or made
- *    the pair), whose credentials the kernel gave @sk;
- *  - a query on @client answers @listener: the origin of the listener's
- *    credentials, which the kernel copied to @client (a pair: its maker).
+ *  - a query on @sk answers @connector: the cgroup of the task that
+ *    connected (or made the pair), whose credentials the kernel gave @sk;
+ *  - a query on @client answers @listener: the cgroup the listener's
+ *    credentials came from, which the kernel copied to @client (a pair:
+ *    its maker's); NULL when unproven (ENODATA).
+ * The references are counted, so the cgroup id and path are read at query
+ * time from the cgroup itself, whatever became of it.  The pid is not
+ * kept: it is the queried socket's own sk_peer_pid, which the kernel set
+ * in the same critical section as the record (hooks.c), and which never
+ * changes while the socket is connected (pcg_peer_pid(), dev.c).
  */
 struct pcg_entry {
 	struct rhash_head node;
 	const struct sock *sk;		/* key; identity only, never dereferenced */
 	const struct sock *client;	/* identity only, never dereferenced */
-	struct pcg_origin connector;
-	struct pcg_origin listener;
+	struct cgroup *connector;
+	struct cgroup *listener;
 	struct rcu_head rcu;
 };
 
@@ -76,13 +71,11 @@ struct pcg_entry {
  */
 int pcg_peers_init(void);
 void pcg_peers_destroy(void);
-const struct pcg_origin *pcg_peer_origin(const struct sock *sk,
-					 const struct sock *peer);
+struct cgroup *pcg_peer_origin(const struct sock *sk, const struct sock *peer);
 void pcg_peer_set(const struct sock *sk, const struct sock *client,
-		  struct pcg_origin *connector, struct pcg_origin *listener);
+		  struct cgroup *connector, struct cgroup *listener);
 bool pcg_peer_clear(const struct sock *sk);
 long pcg_peers_live(void);
-void pcg_origin_put(struct pcg_origin *origin);
 
 struct cgroup *pcg_current_cgroup(void);
 
@@ -94,8 +87,7 @@ static inline bool pcg_is_stream(const struct sock *sk)
 /* listeners.c: listening sockets' origins, and the probe on unix_listen(). */
 int pcg_listeners_init(void);
 void pcg_listeners_destroy(void);
-bool pcg_listener_origin(const struct sock *listener, struct cgroup **cgrp,
-			 struct pid **tgid);
+struct cgroup *pcg_listener_origin(const struct sock *listener);
 void pcg_listener_forget(const struct sock *sk);
 long pcg_listeners_live(void);
 int pcg_listen_probe_register(void);

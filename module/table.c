@@ -43,18 +43,22 @@ long pcg_peers_live(void)
 	return atomic_long_read(&pcg_peers_count);
 }
 
-void pcg_origin_put(struct pcg_origin *origin)
+static void pcg_cgroup_put(struct cgroup *cgrp)
 {
-	if (origin->cgrp)
-		cgroup_put(origin->cgrp);
-	put_pid(origin->tgid);
+	if (cgrp)
+		cgroup_put(cgrp);
+}
+
+static void pcg_entry_put(struct pcg_entry *entry)
+{
+	cgroup_put(entry->connector);
+	pcg_cgroup_put(entry->listener);
+	kmem_cache_free(pcg_cache, entry);
 }
 
 static void pcg_entry_free(struct pcg_entry *entry)
 {
-	pcg_origin_put(&entry->connector);
-	pcg_origin_put(&entry->listener);
-	kmem_cache_free(pcg_cache, entry);
+	pcg_entry_put(entry);
 	pcg_count(freed);
 }
 
@@ -101,22 +105,21 @@ static struct pcg_entry *pcg_peer_lookup(const struct sock *sk)
 }
 
 /*
- * The origin that answers a query on @sk, whose unix_peer() is @peer, or
+ * The cgroup that answers a query on @sk, whose unix_peer() is @peer, or
  * NULL (peercgroup.h says why this is the right record).  The caller
  * holds rcu_read_lock() and @sk (so @sk is not released); the result is
  * valid until rcu_read_unlock().
  */
-const struct pcg_origin *pcg_peer_origin(const struct sock *sk,
-					 const struct sock *peer)
+struct cgroup *pcg_peer_origin(const struct sock *sk, const struct sock *peer)
 {
 	struct pcg_entry *entry;
 
 	entry = pcg_peer_lookup(sk);
 	if (entry)
-		return entry->client == peer ? &entry->connector : NULL;
+		return entry->client == peer ? entry->connector : NULL;
 	entry = pcg_peer_lookup(peer);
 	if (entry && entry->client == sk)
-		return &entry->listener;
+		return entry->listener;
 	return NULL;
 }
 
@@ -141,14 +144,14 @@ bool pcg_peer_clear(const struct sock *sk)
 
 /*
  * Record the connection whose new socket is @sk and whose other end is
- * @client.  Takes over the references of both origins (@listener->cgrp
- * may be NULL: the client's answer is unknown).  @sk is a socket the
+ * @client.  Takes over both references (@listener may be NULL: the
+ * client's answer is unknown).  @sk is a socket the
  * kernel has just created, so it has no entry; should one be there, it is
  * replaced, and if the entry cannot be stored the old one is removed too:
  * a socket keeps its current origin or none, never a stale one.
  */
 void pcg_peer_set(const struct sock *sk, const struct sock *client,
-		  struct pcg_origin *connector, struct pcg_origin *listener)
+		  struct cgroup *connector, struct cgroup *listener)
 {
 	struct pcg_entry *entry, *old;
 	int tries;
@@ -156,15 +159,15 @@ void pcg_peer_set(const struct sock *sk, const struct sock *client,
 	entry = kmem_cache_alloc(pcg_cache, PCG_GFP);
 	if (!entry) {
 		pcg_count(alloc_failures);
-		pcg_origin_put(connector);
-		pcg_origin_put(listener);
+		cgroup_put(connector);
+		pcg_cgroup_put(listener);
 		pcg_peer_clear(sk);
 		return;
 	}
 	entry->sk = sk;
 	entry->client = client;
-	entry->connector = *connector;
-	entry->listener = *listener;
+	entry->connector = connector;
+	entry->listener = listener;
 
 	rcu_read_lock();
 	for (tries = 0; tries < PCG_SET_TRIES; tries++) {
@@ -189,9 +192,7 @@ void pcg_peer_set(const struct sock *sk, const struct sock *client,
 	 */
 	rcu_read_unlock();
 	pcg_count(insert_failures);
-	pcg_origin_put(&entry->connector);
-	pcg_origin_put(&entry->listener);
-	kmem_cache_free(pcg_cache, entry);
+	pcg_entry_put(entry);
 	pcg_peer_clear(sk);
 	return;
 stored:
