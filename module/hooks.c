@@ -40,6 +40,13 @@
  * is @newsk's peer from the start.  If an LSM then refuses, @newsk dies
  * (and the record with it) and @sk stays unconnected, which a query
  * rejects before any lookup.  One record per connection, keyed by @newsk.
+ *
+ * The connector's cgroup is taken here rather than from
+ * newsk->sk_cgrp_data, which cgroup_sk_alloc() filled from the same task
+ * in sk_alloc(): on 5.10 that field turns into net_cls/net_prio data (and
+ * its cgroup into the root) once those v1 controllers are used, and on
+ * 5.15+ it is sampled when connect() begins, before it may sleep for
+ * backlog room, while 5.10 to 6.12 take the credentials after that wait.
  */
 static void notrace pcg_on_stream_connect(unsigned long ip, unsigned long parent_ip,
 					  struct ftrace_ops *ops,
