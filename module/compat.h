@@ -53,10 +53,16 @@
  *   A macro on most architectures, an inline function where the
  *   architecture has its own ftrace_regs (arm64 from 6.13 on), hence the
  *   Kbuild probe rather than defined();
- * - struct ftrace_regs wrapping pt_regs (5.11 to 6.1): arguments only
- *   through ftrace_get_regs(), which wants SAVE_REGS.  x86 has
- *   DYNAMIC_FTRACE_WITH_ARGS there; arm64 6.1 has only WITH_REGS, and
- *   there the generic header defines the arch_ftrace_get_regs() macro;
+ * - struct ftrace_regs wrapping pt_regs (5.11 to 6.1), x86-64: with
+ *   DYNAMIC_FTRACE_WITH_ARGS, ftrace_caller saves the argument registers
+ *   into fregs->regs for every ops (save_mcount_regs), SAVE_REGS or not;
+ *   only the rest of pt_regs (cs, flags, callee-saved registers) needs
+ *   SAVE_REGS, which ftrace_get_regs() checks.  The arguments are read
+ *   from there directly, sparing the full register save of
+ *   ftrace_regs_caller on every call;
+ * - the same struct elsewhere: arguments only through ftrace_get_regs(),
+ *   which wants SAVE_REGS.  arm64 6.1 has only WITH_REGS, and there the
+ *   generic header defines the arch_ftrace_get_regs() macro;
  * - neither (5.10): the callback gets struct pt_regs, filled with
  *   SAVE_REGS, and ftrace guards against recursion by default.
  * From 5.11 on, FTRACE_OPS_FL_RECURSION asks ftrace for that guard, which
@@ -69,6 +75,14 @@ static __always_inline unsigned long
 compat_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
 {
 	return ftrace_regs_get_argument(fregs, n);
+}
+#elif defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS) && defined(CONFIG_X86_64)
+#define COMPAT_FTRACE_REGS ftrace_regs
+#define COMPAT_FTRACE_OPS_FLAGS FTRACE_OPS_FL_RECURSION
+static __always_inline unsigned long
+compat_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
+{
+	return regs_get_kernel_argument(&fregs->regs, n);
 }
 #elif defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS) || defined(arch_ftrace_get_regs)
 #define COMPAT_FTRACE_REGS ftrace_regs

@@ -58,21 +58,43 @@ static int pcg_copy_out(void __user *dst, const void *src, size_t ksize,
 
 /*
  * Connected means "has a peer", as for getpeername(): not listening, not
- * unconnected, and still true after the peer has closed.
+ * unconnected, and still true after the peer has closed.  Returns the
+ * peer (identity only: it is never dereferenced) or an ERR_PTR.
  */
-static int pcg_check_socket(const struct sock *sk)
+static const struct sock *pcg_check_socket(const struct sock *sk)
 {
+	const struct sock *peer;
+
 	if (sk->sk_family != AF_UNIX)
-		return -EAFNOSUPPORT;
+		return ERR_PTR(-EAFNOSUPPORT);
 	if (sk->sk_type != SOCK_STREAM && sk->sk_type != SOCK_SEQPACKET)
-		return -EOPNOTSUPP;
+		return ERR_PTR(-EOPNOTSUPP);
 	/*
 	 * Pairs with the barrier unix_stream_connect() puts between setting
-	 * up the peer (after our hook made the entry) and publishing it.
+	 * up the peer (after our hook made the record) and publishing it.
 	 */
-	if (!smp_load_acquire(&unix_sk(sk)->peer))
-		return -ENOTCONN;
-	return 0;
+	peer = smp_load_acquire(&unix_sk(sk)->peer);
+	return peer ? peer : ERR_PTR(-ENOTCONN);
+}
+
+/*
+ * The pid the kernel gave @sk as its SO_PEERCRED, counted, or NULL.  The
+ * record's cgroup comes from that same task: the connect hook runs in
+ * the task whose tgid init_peercred() gives the accepted socket, and
+ * proves the listener's cgroup for the very sk_peer_pid that
+ * copy_peercred() then copies to the client, in the one critical section
+ * (hooks.c); a socketpair's both ends get their maker's.  sk_peer_lock
+ * (5.15, and Debian's 5.10.223) guards that field against listen(), which
+ * rewrites it on listeners; @sk is connected (the caller checked), and a
+ * connected stream or seqpacket socket never listens again: listen()
+ * needs TCP_CLOSE, which only its release sets (peercgroup.h).  So the
+ * field is fixed, and its pid pinned by @sk, which the caller holds, until
+ * __sk_destruct(); the acquire in pcg_check_socket() orders this read
+ * after the kernel's write, which precedes the peer's publication.
+ */
+static struct pid *pcg_peer_pid(const struct sock *sk)
+{
+	return get_pid(READ_ONCE(sk->sk_peer_pid));
 }
 
 /*
@@ -183,7 +205,7 @@ static bool pcg_peer_visible(struct cgroup *cgrp, struct cgroup *ns_root,
 static long pcg_ioctl_query(void __user *uarg)
 {
 	struct peercgroup_query q;
-	struct pcg_entry *entry;
+	const struct sock *peer;
 	struct cgroup *cgrp, *ns_root;
 	struct socket *sock;
 	struct pid *tgid;
@@ -206,24 +228,27 @@ static long pcg_ioctl_query(void __user *uarg)
 	sock = sockfd_lookup(q.sockfd, &err);
 	if (!sock)
 		return err;
-	err = pcg_check_socket(sock->sk);
-	if (err)
+	peer = pcg_check_socket(sock->sk);
+	if (IS_ERR(peer)) {
+		err = PTR_ERR(peer);
 		goto out_sock;
+	}
 
 	pcg_count(queries);
 	/*
-	 * The entry lives as long as the socket we hold, but it is only
-	 * guaranteed inside the RCU section: take our own references.
+	 * The record lives as long as the sockets we hold (ours, and its
+	 * peer through ours), but it is only guaranteed inside the RCU
+	 * section: take our own references.
 	 */
 	rcu_read_lock();
-	entry = pcg_peer_lookup(sock->sk);
-	if (entry) {
-		cgrp = entry->cgrp;
+	cgrp = pcg_peer_origin(sock->sk, peer);
+	if (cgrp)
 		cgroup_get(cgrp);
-		tgid = get_pid(entry->tgid);
-	}
 	rcu_read_unlock();
-	if (!entry) {
+	tgid = cgrp ? pcg_peer_pid(sock->sk) : NULL;
+	if (!tgid) {
+		if (cgrp)
+			cgroup_put(cgrp);
 		pcg_count(misses);
 		err = -ENODATA;
 		goto out_sock;

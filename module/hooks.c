@@ -27,16 +27,26 @@
  *  - @newsk (the socket accept() will return) gets the connecting task's:
  *    init_peercred(newsk) takes task_tgid(current) (5.10 to 6.12), or the
  *    pid prepare_peercred() took from current on entry to connect (7.x).
- *    This hook runs in that same task, so its tgid is that struct pid.
+ *    This hook runs in that same task: its cgroup is the connector's.
  *  - the client @sk gets the listener's: copy_peercred(sk, other) copies
  *    other->sk_peer_pid, which cannot change while @other is locked; the
- *    record is made only when the listener's record proves which cgroup
- *    the task behind that pid listened from (listeners.c).
+ *    record answers for the client only when the listener's record proves
+ *    which cgroup the task behind that pid listened from (listeners.c).
  * It is the one point where all three sockets are known, and it runs
- * before @newsk is queued where accept() can see it, so the entry exists
- * before a server can ask for it.  If an LSM then refuses, @newsk dies
- * (and its entry with it) and @sk stays unconnected, which a query
- * rejects before any lookup.
+ * before @newsk is queued where accept() can see it, and before
+ * unix_peer(sk) is published (smp_mb__after_atomic()), so the record
+ * exists before either end can be queried.  The kernel then sets
+ * unix_peer(newsk) = sk and unix_peer(sk) = newsk: the record's @client
+ * is @newsk's peer from the start.  If an LSM then refuses, @newsk dies
+ * (and the record with it) and @sk stays unconnected, which a query
+ * rejects before any lookup.  One record per connection, keyed by @newsk.
+ *
+ * The connector's cgroup is taken here rather than from
+ * newsk->sk_cgrp_data, which cgroup_sk_alloc() filled from the same task
+ * in sk_alloc(): on 5.10 that field turns into net_cls/net_prio data (and
+ * its cgroup into the root) once those v1 controllers are used, and on
+ * 5.15+ it is sampled when connect() begins, before it may sleep for
+ * backlog room, while 5.10 to 6.12 take the credentials after that wait.
  */
 static void notrace pcg_on_stream_connect(unsigned long ip, unsigned long parent_ip,
 					  struct ftrace_ops *ops,
@@ -45,21 +55,20 @@ static void notrace pcg_on_stream_connect(unsigned long ip, unsigned long parent
 	struct sock *sk = (struct sock *)compat_ftrace_arg(regs, 0);
 	struct sock *other = (struct sock *)compat_ftrace_arg(regs, 1);
 	struct sock *newsk = (struct sock *)compat_ftrace_arg(regs, 2);
-	struct cgroup *cgrp;
-	struct pid *tgid;
+	struct cgroup *connector = pcg_current_cgroup();
 
-	pcg_peer_set_current(newsk);
-	if (pcg_listener_origin(other, &cgrp, &tgid))
-		pcg_peer_set(sk, cgrp, tgid);
-	else
-		pcg_peer_clear(sk);
+	if (!connector)
+		return;		/* no record: both ends answer ENODATA */
+	pcg_peer_set(newsk, sk, connector, pcg_listener_origin(other));
 }
 
 /*
  * unix_socketpair(socka, sockb): both ends get the creator's credentials,
  * task_tgid(current) taken in this same task (by init_peercred() on 5.10
- * to 6.12, by prepare_peercred() on 7.x).  If the kernel then fails (7.x),
- * both sockets are released and their entries go with them.
+ * to 6.12, by prepare_peercred() on 7.x).  One record, keyed by @socka,
+ * with @sockb as its client: unix_socketpair() joins them so.  If the
+ * kernel then fails (7.x), both sockets are released and the record goes
+ * with @socka.
  */
 static void notrace pcg_on_socketpair(unsigned long ip, unsigned long parent_ip,
 				      struct ftrace_ops *ops,
@@ -67,22 +76,30 @@ static void notrace pcg_on_socketpair(unsigned long ip, unsigned long parent_ip,
 {
 	struct socket *socka = (struct socket *)compat_ftrace_arg(regs, 0);
 	struct socket *sockb = (struct socket *)compat_ftrace_arg(regs, 1);
+	struct cgroup *maker;
 
 	if (!pcg_is_stream(socka->sk))
 		return;
-	pcg_peer_set_current(socka->sk);
-	pcg_peer_set_current(sockb->sk);
+	maker = pcg_current_cgroup();
+	if (!maker)
+		return;
+	cgroup_get(maker);	/* one reference per end */
+	pcg_peer_set(socka->sk, sockb->sk, maker, maker);
 }
 
 /*
  * unix_sock_destructor(sk): the last reference is gone and the memory is
- * freed right after, so the entries go now, before a new socket can be
- * born at the same address.  Only stream sockets have entries.  A socket
- * with a peer entry was connected, so it never listened and has no
- * listener record (listeners.c keeps records only of sockets that
- * listened); the others look in the listener table if they are bound
- * (the address is only freed after this hook).  Accepted sockets, which
- * share their listener's address, so skip the listener table.
+ * freed right after, so the record keyed by @sk goes now, before a new
+ * socket can be born at the same address.  Only stream sockets have
+ * records.  A record's client end has nothing to remove: its record is
+ * keyed by the other end, which holds a reference on it, so the client
+ * is destroyed only after that end was released, and no query can reach
+ * the record through it any more (peercgroup.h).  A socket with a peer
+ * record was connected, so it never listened and has no listener record
+ * (listeners.c keeps records only of sockets that listened); the others
+ * look in the listener table if they are bound (the address is only
+ * freed after this hook).  Accepted sockets, which share their listener's
+ * address, so skip the listener table.
  */
 static void notrace pcg_on_destruct(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *ops,

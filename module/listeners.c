@@ -288,13 +288,13 @@ unsigned long pcg_listen_probe_missed(void)
 }
 
 /*
- * The origin a client connecting to @listener gets: the one the kernel
- * copies to it with SO_PEERCRED, if the record proves it.  Called by the
- * connect hook, which runs with the listener's state lock held, as the
- * kernel's copy does.  Returns counted references.
+ * The cgroup a client connecting to @listener gets: the one the task
+ * behind the sk_peer_pid the kernel copies to it (SO_PEERCRED) listened
+ * from, if the record proves it, else NULL.  Called by the connect hook,
+ * which runs with the listener's state lock held, as the kernel's copy
+ * does.  Returns a counted reference.
  */
-bool pcg_listener_origin(const struct sock *listener, struct cgroup **cgrp,
-			 struct pid **tgid)
+struct cgroup *pcg_listener_origin(const struct sock *listener)
 {
 	struct pcg_listen_slot *slot;
 	struct pcg_listener *l;
@@ -318,17 +318,14 @@ bool pcg_listener_origin(const struct sock *listener, struct cgroup **cgrp,
 		else if (!slot->settled || slot->settled == slot->pending)
 			from = slot->pending;
 	}
-	if (from) {
+	if (from)
 		cgroup_get(from);
-		*cgrp = from;
-		*tgid = get_pid(holder);
-	}
 	rcu_read_unlock();
 	if (from)
-		return true;
+		return from;
 unknown:
 	pcg_count(listener_unknown);
-	return false;
+	return NULL;
 }
 
 /* Socket @sk is being destroyed: no listen() or connect() can reach it. */

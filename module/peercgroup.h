@@ -11,42 +11,69 @@
 #include <net/sock.h>
 
 /*
- * Who stood at the other end of a connected socket when it was connected:
- * the cgroup and thread group of the task whose credentials the kernel
- * gave the socket as its SO_PEERCRED.  Both references are counted, so the
- * cgroup id and path are read at query time from the cgroup itself,
- * whatever became of it.
+ * One record per connection, keyed by the socket the kernel created for
+ * it: the accepted socket (@sk, the "newsk" of unix_stream_connect()), or
+ * a socketpair's first socket.  @client is that socket's peer, the other
+ * end: the connecting socket, or the pair's second socket.
+ *  - a query on @sk answers @connector: the cgroup of the task that
+ *    connected (or made the pair), whose credentials the kernel gave @sk;
+ *  - a query on @client answers @listener: the cgroup the listener's
+ *    credentials came from, which the kernel copied to @client (a pair:
+ *    its maker's); NULL when unproven (ENODATA).
+ * The references are counted, so the cgroup id and path are read at query
+ * time from the cgroup itself, whatever became of it.  The pid is not
+ * kept: it is the queried socket's own sk_peer_pid, which the kernel set
+ * in the same critical section as the record (hooks.c), and which never
+ * changes while the socket is connected (pcg_peer_pid(), dev.c).
  */
 struct pcg_entry {
 	struct rhash_head node;
 	const struct sock *sk;		/* key; identity only, never dereferenced */
-	struct cgroup *cgrp;
-	struct pid *tgid;
+	const struct sock *client;	/* identity only, never dereferenced */
+	struct cgroup *connector;
+	struct cgroup *listener;
 	struct rcu_head rcu;
 };
 
 /*
- * pcg_peers: a connected socket -> its peer's origin, what a query
- * answers.  Set where the kernel sets the socket's sk_peer_pid, from the
- * same task or, for a client, from the same listener state.
+ * pcg_peers: the connection records, what a query answers.
  *
  * Rules (table.c):
  *  - lookups run under rcu_read_lock() and take no lock;
  *  - writers are the ftrace callbacks, serialised per bucket by the
- *    rhashtable; an entry is only ever replaced or removed, never changed;
+ *    rhashtable; an entry is only ever inserted or removed, never changed;
  *  - a removed entry is freed, and its references dropped, after an RCU
  *    grace period, so a reader inside rcu_read_lock() may use it;
- *  - an entry is removed when its socket is destroyed (unix_sock_destructor),
- *    before the socket's memory can be reused by a new socket.
+ *  - an entry is removed when its key socket is destroyed
+ *    (unix_sock_destructor), before that socket's memory can be reused.
+ *
+ * Which end a socket X is (pcg_peer_origin(), and why it is sound):
+ *  - a connected stream or seqpacket socket's unix_peer() is set once, by
+ *    connect() or socketpair(), and cleared only by its own release
+ *    (unix_release_sock()); the state a socket could listen() or connect()
+ *    from again (TCP_CLOSE) is also only set there.  A caller holding X
+ *    through a file therefore sees a fixed unix_peer(X);
+ *  - each end holds a counted reference on the other (sock_hold() before
+ *    unix_peer(newsk) = sk and unix_peer(sk) = newsk in
+ *    unix_stream_connect(), on both in unix_socketpair()): while X lives
+ *    and is not released, unix_peer(X) is a live socket, never a reused
+ *    address, and the record keyed by it, if any, is its own;
+ *  - a record's @client is its key's unix_peer(), set in the same call.
+ * So: lookup(X) with @client == unix_peer(X) is X's record as the key
+ * end; otherwise lookup(unix_peer(X)) with @client == X is X's record as
+ * the client end; otherwise no record (ENODATA).  An accepted socket, a
+ * pair's first socket and a client are three disjoint sets of sockets: a
+ * connected socket never connects again.  This holds in 5.10, 6.1, 6.12
+ * and 7.3 (net/unix/af_unix.c read in each).
  *
  * Listening sockets have records of their own (listeners.c), kept apart
  * so that a query can never return a listener's own origin as a peer's.
  */
 int pcg_peers_init(void);
 void pcg_peers_destroy(void);
-struct pcg_entry *pcg_peer_lookup(const struct sock *sk);
-void pcg_peer_set(const struct sock *sk, struct cgroup *cgrp, struct pid *tgid);
-void pcg_peer_set_current(const struct sock *sk);
+struct cgroup *pcg_peer_origin(const struct sock *sk, const struct sock *peer);
+void pcg_peer_set(const struct sock *sk, const struct sock *client,
+		  struct cgroup *connector, struct cgroup *listener);
 bool pcg_peer_clear(const struct sock *sk);
 long pcg_peers_live(void);
 
@@ -60,8 +87,7 @@ static inline bool pcg_is_stream(const struct sock *sk)
 /* listeners.c: listening sockets' origins, and the probe on unix_listen(). */
 int pcg_listeners_init(void);
 void pcg_listeners_destroy(void);
-bool pcg_listener_origin(const struct sock *listener, struct cgroup **cgrp,
-			 struct pid **tgid);
+struct cgroup *pcg_listener_origin(const struct sock *listener);
 void pcg_listener_forget(const struct sock *sk);
 long pcg_listeners_live(void);
 int pcg_listen_probe_register(void);

@@ -5,8 +5,8 @@
  *
  * Memory: entries come from a SLAB_ACCOUNT cache, so each is charged to
  * the memory cgroup of the task that made it, as the kernel charges the
- * socket itself.  Both entries of a connection are made by the connecting
- * task (in its connect()), a socketpair's by its creator.  An allocation
+ * socket itself: the connecting task (in its connect()), or a
+ * socketpair's creator.  An allocation
  * here cannot sleep or reclaim; GFP_ATOMIC lets memcg overcharge rather
  * than fail, and a failure only costs an answer (ENODATA).
  */
@@ -43,11 +43,22 @@ long pcg_peers_live(void)
 	return atomic_long_read(&pcg_peers_count);
 }
 
+static void pcg_cgroup_put(struct cgroup *cgrp)
+{
+	if (cgrp)
+		cgroup_put(cgrp);
+}
+
+static void pcg_entry_put(struct pcg_entry *entry)
+{
+	cgroup_put(entry->connector);
+	pcg_cgroup_put(entry->listener);
+	kmem_cache_free(pcg_cache, entry);
+}
+
 static void pcg_entry_free(struct pcg_entry *entry)
 {
-	cgroup_put(entry->cgrp);
-	put_pid(entry->tgid);
-	kmem_cache_free(pcg_cache, entry);
+	pcg_entry_put(entry);
 	pcg_count(freed);
 }
 
@@ -88,15 +99,33 @@ struct cgroup *pcg_current_cgroup(void)
 	return cgrp;
 }
 
-/* Caller holds rcu_read_lock(). */
-struct pcg_entry *pcg_peer_lookup(const struct sock *sk)
+static struct pcg_entry *pcg_peer_lookup(const struct sock *sk)
 {
 	return rhashtable_lookup(&pcg_peers, &sk, pcg_params);
 }
 
 /*
- * Remove the entry of @sk, if any; it is freed after a grace period.
- * Returns whether there was one.
+ * The cgroup that answers a query on @sk, whose unix_peer() is @peer, or
+ * NULL (peercgroup.h says why this is the right record).  The caller
+ * holds rcu_read_lock() and @sk (so @sk is not released); the result is
+ * valid until rcu_read_unlock().
+ */
+struct cgroup *pcg_peer_origin(const struct sock *sk, const struct sock *peer)
+{
+	struct pcg_entry *entry;
+
+	entry = pcg_peer_lookup(sk);
+	if (entry)
+		return entry->client == peer ? entry->connector : NULL;
+	entry = pcg_peer_lookup(peer);
+	if (entry && entry->client == sk)
+		return entry->listener;
+	return NULL;
+}
+
+/*
+ * Remove the entry keyed by @sk, if any; it is freed after a grace
+ * period.  Returns whether there was one.
  */
 bool pcg_peer_clear(const struct sock *sk)
 {
@@ -114,12 +143,15 @@ bool pcg_peer_clear(const struct sock *sk)
 }
 
 /*
- * Make (@cgrp, @tgid) the origin of @sk's peer, replacing an older entry.
- * Takes over both references.  If the entry cannot be stored, the older
- * one is removed too: a socket keeps its current origin or none, never a
- * stale one.
+ * Record the connection whose new socket is @sk and whose other end is
+ * @client.  Takes over both references (@listener may be NULL: the
+ * client's answer is unknown).  @sk is a socket the
+ * kernel has just created, so it has no entry; should one be there, it is
+ * replaced, and if the entry cannot be stored the old one is removed too:
+ * a socket keeps its current origin or none, never a stale one.
  */
-void pcg_peer_set(const struct sock *sk, struct cgroup *cgrp, struct pid *tgid)
+void pcg_peer_set(const struct sock *sk, const struct sock *client,
+		  struct cgroup *connector, struct cgroup *listener)
 {
 	struct pcg_entry *entry, *old;
 	int tries;
@@ -127,14 +159,15 @@ void pcg_peer_set(const struct sock *sk, struct cgroup *cgrp, struct pid *tgid)
 	entry = kmem_cache_alloc(pcg_cache, PCG_GFP);
 	if (!entry) {
 		pcg_count(alloc_failures);
-		cgroup_put(cgrp);
-		put_pid(tgid);
+		cgroup_put(connector);
+		pcg_cgroup_put(listener);
 		pcg_peer_clear(sk);
 		return;
 	}
 	entry->sk = sk;
-	entry->cgrp = cgrp;
-	entry->tgid = tgid;
+	entry->client = client;
+	entry->connector = connector;
+	entry->listener = listener;
 
 	rcu_read_lock();
 	for (tries = 0; tries < PCG_SET_TRIES; tries++) {
@@ -159,26 +192,12 @@ void pcg_peer_set(const struct sock *sk, struct cgroup *cgrp, struct pid *tgid)
 	 */
 	rcu_read_unlock();
 	pcg_count(insert_failures);
-	cgroup_put(entry->cgrp);
-	put_pid(entry->tgid);
-	kmem_cache_free(pcg_cache, entry);
+	pcg_entry_put(entry);
 	pcg_peer_clear(sk);
 	return;
 stored:
 	rcu_read_unlock();
 	pcg_count(recorded);
-}
-
-/* The origin of @sk's peer is the calling task. */
-void pcg_peer_set_current(const struct sock *sk)
-{
-	struct cgroup *cgrp = pcg_current_cgroup();
-
-	if (!cgrp) {
-		pcg_peer_clear(sk);
-		return;
-	}
-	pcg_peer_set(sk, cgrp, get_pid(task_tgid(current)));
 }
 
 int pcg_peers_init(void)

@@ -1514,11 +1514,12 @@ static void bench_memory(void)
 		       "bytes per connection: %.0f (goal <= 64) slab %.1f + "
 		       "buckets %.1f at %ld live", last_conn + last_buckets,
 		       last_conn, last_buckets, last_n);
-	note("B/socket, B/conn: pcg_entry slab bytes (one entry per socket, two "
-	     "sockets per connection); +buckets: rhashtable bucket array per "
-	     "connection (estimate: power of two, <= 75%% load); kernel/conn: "
-	     "MemFree drop per connection, all of the kernel (sockets, files, "
-	     "inodes, entries)");
+	note("B/socket, B/conn: pcg_entry slab bytes per socket and per "
+	     "connection (entries as the module counts them: one per "
+	     "connection; one per socket in 0.1.0); +buckets: rhashtable "
+	     "bucket array per connection (estimate: power of two, <= 75%% "
+	     "load); kernel/conn: MemFree drop per connection, all of the "
+	     "kernel (sockets, files, inodes, entries)");
 }
 
 /* ---- ftrace profile of the connect and query paths ---- */
