@@ -9,7 +9,7 @@
 #                    4. a daemon under PrivateDevices=yes, with and without
 #                       the documented lines
 #                    7. a broken new version leaves the old one working
-#                    5a. dpkg -i the 6.12 kernel + headers: DKMS autoinstall
+#   upgrade   (6.1)  5a. dpkg -i the 6.12 kernel + headers: DKMS autoinstall
 #   kernel    (6.12) 5b. the module is loaded on 6.12 and answers
 #                    6. 0.1.0 -> current while a daemon holds /dev/peercgroup
 #                    8. apt purge leaves nothing
@@ -51,10 +51,10 @@ dkms_has() { dkms status -m peercgroup -v "$1" -k "$2" 2>/dev/null | grep -q ': 
 loaded_version() { cat /sys/module/peercgroup/version 2>/dev/null || echo none; }
 
 # A client in its own transient unit (its own cgroup) asks SOCK; prints the
-# server's line about it (the CLI's second output line).
+# listener's cgroup, then (--reply) the server's line about the client.
 ask_from_unit() {
 	local unit=$1 sock=$2
-	systemd-run --quiet --wait --pipe --unit="$unit" /usr/bin/peercgroup ask "$sock" 2>&1
+	systemd-run --quiet --wait --pipe --unit="$unit" /usr/bin/peercgroup ask --reply "$sock" 2>&1
 }
 
 note "phase $phase on $kver; $(systemd-analyze 2>/dev/null | head -n 1)"
@@ -82,13 +82,20 @@ install)
 		bash -c "udevadm info --query=property --name=/dev/peercgroup | grep -qx 'DEVNAME=/dev/peercgroup'"
 	check 1-udev-rule-from-package "the udev rule is not the package's" \
 		bash -c "dpkg -S /usr/lib/udev/rules.d/60-peercgroup.rules >/dev/null"
+	# systemd-modules-load says "Inserted module" only at debug level, which
+	# step 2 reads at the next boot.
+	mkdir -p /etc/systemd/system/systemd-modules-load.service.d
+	printf '[Service]\nEnvironment=SYSTEMD_LOG_LEVEL=debug\n' \
+		>/etc/systemd/system/systemd-modules-load.service.d/pcg-debug.conf
 	# The boot-time server and client of step 2, started at the next boot.
 	cp "$P"/units/*.service /etc/systemd/system/
 	systemctl enable pcg-early.service pcg-early-client.service >/dev/null 2>&1
 	;;
 boot)
 	# ---- 2. loaded by systemd-modules-load, before ordinary services ----
-	check 2-modules-load "systemd-modules-load did not insert peercgroup" \
+	# (the install phase turned on the service's debug log, where it
+	# names each module it inserts)
+	check 2-modules-load "systemd-modules-load did not insert peercgroup: $(journalctl -b -u systemd-modules-load.service -o cat | tr '\n' '|')" \
 		bash -c "journalctl -b -u systemd-modules-load.service | grep -q \"Inserted module 'peercgroup'\""
 	ml=$(systemctl show -P ExecMainExitTimestampMonotonic systemd-modules-load.service)
 	srv=$(systemctl show -P ExecMainStartTimestampMonotonic pcg-early.service)
@@ -165,13 +172,20 @@ boot)
 	check 7-state-clean "dpkg: $(dpkg -l 'peercgroup*' | tail -n +6 | awk '{print $1, $2, $3}' | tr '\n' ';'), /usr/src: $(echo /usr/src/peercgroup-*)" \
 		bash -c "[ \"\$(dpkg-query -W -f='\${db:Status-Abbrev}' peercgroup-dkms)\" = 'ii ' ] && [ \"\$(echo /usr/src/peercgroup-*)\" = /usr/src/peercgroup-$old ]"
 	systemctl start pcg-early.service
-
+	;;
+upgrade)
 	# ---- 5a. a newer kernel: DKMS builds for it ----
+	# Only the modules this machine uses go into the new initramfs: under
+	# TCG, copying and compressing all of them takes minutes.
+	echo MODULES=dep >/etc/initramfs-tools/conf.d/pcg-modules-dep
 	t0=$SECONDS
-	if dpkg -i "$P"/kernel/*.deb >/tmp/kernel.log 2>&1; then ok 5-kernel-install; else
+	if dpkg -i "$P"/kernel/*.deb 2>&1 | tee /dev/console >/tmp/kernel.log && [ "${PIPESTATUS[0]}" -eq 0 ]; then
+		ok 5-kernel-install
+	else
 		notok 5-kernel-install "dpkg -i of the kernel failed"; show /tmp/kernel.log; fi
 	note "dpkg -i of the 6.12 kernel, headers and the DKMS autoinstall took $((SECONDS - t0))s"
 	new=$(find "$P"/kernel -name 'linux-image-*.deb' | sed 's|.*/linux-image-\([^_]*\)_.*|\1|')
+	old=$(dpkg-query -W -f='${Version}' peercgroup-dkms)
 	check 5-dkms-autoinstall "dkms status: $(dkms status 2>&1 | tr '\n' ';')" dkms_has "$old" "$new"
 	;;
 kernel)
