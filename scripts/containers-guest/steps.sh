@@ -38,11 +38,11 @@ now() { date +%s.%N | cut -c1-14; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # find_client TAG: the host pid of pcg-client TAG (its argv[0]'s base name
-# and argv[1]), waiting up to 300 s (runtimes start slowly under TCG).
+# and argv[1]), waiting up to 180 s (runtimes start slowly under TCG).
 find_client() {
 	local tag=$1 f i
 	local -a av
-	for ((i = 0; i < 1500; i++)); do
+	for ((i = 0; i < 900; i++)); do
 		for f in /proc/[0-9]*/cmdline; do
 			mapfile -d '' -t av <"$f" 2>/dev/null || continue
 			[ "${#av[@]}" -ge 2 ] && [ "${av[0]##*/}" = pcg-client ] && [ "${av[1]}" = "$tag" ] &&
@@ -59,9 +59,9 @@ find_client() {
 rt_id='' rt_pid='' rt_what=''
 serve_pid=''
 
-# kase NAME RUNTIME EXPECT_ID_FROM DECISION START...: one case.  START
-# starts "pcg-client NAME DIR SOCKETS..." detached, the way the runtime is
-# used, and may set rt_id/rt_pid; RUNTIME and DECISION are what the
+# kase NAME RUNTIME EXPECT_ID_FROM DECISION START [ARGS...]: one case.
+# "START NAME ARGS..." starts "pcg-client NAME DIR SOCKETS..." detached, the
+# way the runtime is used, and may set rt_id/rt_pid; RUNTIME and DECISION are what the
 # classifier and the policy must say.  EXPECT_ID_FROM: "runtime" (the id
 # is rt_id) or a literal id.
 kase() {
@@ -70,7 +70,9 @@ kase() {
 	local t0 pid cg ino line resp why=() got_rt got_id got_pid got_cgid got_path
 	rt_id='' rt_pid='' rt_what=''
 	t0=$(now)
-	if ! "$@" >"$W/$name.start.log" 2>&1; then
+	local start=$1
+	shift
+	if ! "$start" "$name" "$@" >"$W/$name.start.log" 2>&1; then
 		notok "$name: could not be started: $(tail -n 3 "$W/$name.start.log" | tr '\n' '|')"
 		return 1
 	fi
@@ -291,16 +293,16 @@ lxc_start() {
 }
 
 # ---- systemd units and desktop-style scopes ----
-unit_service() {
+unit_service() {	# unit_service NAME UNIT
 	# shellcheck disable=SC2046
-	systemd-run --quiet --unit="$1" $(host_client "$1")
-	rt_id=$1.service
+	systemd-run --quiet --unit="$2" $(host_client "$1")
+	rt_id=$2.service
 }
 user_service() {
 	linger || return 1
 	# shellcheck disable=SC2046
-	systemd-run --quiet --user --machine=pcguser@ --unit="$1" $(host_client "$1")
-	rt_id=$1.service
+	systemd-run --quiet --user --machine=pcguser@ --unit="$2" $(host_client "$1")
+	rt_id=$2.service
 }
 # user_scope NAME UNIT: systemd-run --user --scope, as a desktop launcher does.
 user_scope() {
@@ -313,6 +315,90 @@ kube_scope() {
 	# shellcheck disable=SC2046
 	systemd-run --quiet --scope --slice="$2" --unit="$3" $(host_client "$1") >"$W/$1.out" 2>&1 &
 	rt_id=$4
+}
+
+# ---- the daemon inside a docker container ----
+# "peercgroup serve --json" in a container (private cgroup namespace, the
+# docker default on cgroup v2), asked by clients in the same container, in
+# a sibling container and on the host; with --pid=host, the kernel lets it
+# see the sibling and the host, relative to its cgroup namespace (/..).
+I=/run/pcg/inner
+inner_daemon() {	# inner_daemon NAME [docker run options]
+	local name=$1
+	shift
+	mkdir -p "$I/$name"
+	chmod 0777 "$I/$name"
+	docker run -d --name "$name" --network none --device /dev/peercgroup \
+		-v "$I/$name:/pcg" "$@" "$IMG" peercgroup serve --json /pcg/in.sock || return 1
+	for _ in $(seq 300); do [ -S "$I/$name/in.sock" ] && break; sleep 0.2; done
+	chmod 0666 "$I/$name/in.sock"
+}
+# inner_case NAME DAEMON WHERE EXPECT: WHERE is same, sibling or host;
+# EXPECT is EREMOTE, or "path" (the answer must be the client's cgroup
+# relative to the daemon's, its pid as the daemon's pid namespace numbers
+# it, the classification named with "outside" when it is above the root).
+inner_case() {
+	local name=$1 d=$2 where=$3 expect=$4 pid cg dcg rel ino line why=() nspid id=''
+	local dir=$I/$d
+	case $where in
+	same) docker exec -d "$d" pcg-client "$name" /pcg /pcg/in.sock ;;
+	sibling) docker run -d --name "$name" --network none -v "$dir:/pcg" "$IMG" pcg-client "$name" /pcg /pcg/in.sock
+		id=$(docker inspect -f '{{.Id}}' "$name") ;;
+	host) systemd-run --quiet --unit="$name" /usr/local/bin/pcg-client "$name" "$dir" "$dir/in.sock"
+		id=$name.service ;;
+	esac >"$W/$name.start.log" 2>&1 || { notok "$name: could not be started"; show "$W/$name.start.log" 5; return 1; }
+	pid=$(find_client "$name") || { notok "$name: pcg-client never ran"; return 1; }
+	cg=$(sed -n 's/^0:://p' "/proc/$pid/cgroup")
+	ino=$(stat -c %i "/sys/fs/cgroup$cg")
+	dcg=$(sed -n 's/^0:://p' "/proc/$(docker inspect -f '{{.State.Pid}}' "$d")/cgroup")
+	nspid=$(awk '/^NSpid:/ { print $NF }' "/proc/$pid/status")
+	touch "$dir/go.$name"
+	for _ in $(seq 300); do [ -e "$dir/done.$name" ] && break; sleep 0.2; done
+	emit "# path $name $cg"
+	line=$(docker logs "$d" 2>/dev/null | grep -v '"error"' | jq -c "select(.cgroup_id == $ino)" 2>/dev/null | tail -n 1)
+	[ -n "$line" ] || line=$(docker logs "$d" 2>/dev/null | grep '"error"' | tail -n 1)
+	if [ "$expect" = EREMOTE ]; then
+		case $line in
+		*'"error":"EREMOTE"'*) ok "$name: $where client (cgroup $cg) withheld from the daemon in $d: EREMOTE" ;;
+		*) notok "$name: expected EREMOTE, the daemon said: ${line:-nothing}" ;;
+		esac
+		return
+	fi
+	# The client's cgroup relative to the daemon's: /.. per level up.
+	rel=$(awk -v a="$dcg" -v b="$cg" 'BEGIN {
+		if (b == a) { print "/"; exit }
+		if (index(b, a "/") == 1) { print substr(b, length(a) + 1); exit }
+		n = split(a, x, "/"); up = ""; p = a
+		while (index(b, p "/") != 1) { sub(/\/[^\/]*$/, "", p); up = up "/.."; if (p == "") break }
+		print up substr(b, length(p) + 1) }')
+	local got_path got_pid got_rt got_id got_flags
+	got_path=$(jq -r .path <<<"$line")
+	got_pid=$(jq -r .pid <<<"$line")
+	got_rt=$(jq -r .container.runtime <<<"$line")
+	got_id=$(jq -r .container.id <<<"$line")
+	got_flags=$(jq -r '.container.flags | join(",")' <<<"$line")
+	[ "$got_path" = "$rel" ] || why+=("path '$got_path', expected '$rel' ($cg relative to $dcg)")
+	case $where in
+	same) [ "$got_pid" = "$nspid" ] || why+=("pid $got_pid, the container numbers it $nspid") ;;
+	*) [ "$got_pid" = "$pid" ] || why+=("pid $got_pid, the host's $pid")
+		[ "$got_id" = "$id" ] || why+=("id '$got_id', expected '$id'")
+		case ,$got_flags, in *,outside,*) ;; *) why+=("flags '$got_flags' lack outside") ;; esac ;;
+	esac
+	if [ ${#why[@]} -eq 0 ]; then
+		ok "$name: $where client seen by the daemon in $d as $got_path: $got_rt ${got_id:0:12}, flags ${got_flags:--}, pid $got_pid"
+	else
+		notok "$name: $(printf '%s; ' "${why[@]}")"
+		note "$name: daemon said: $line"
+	fi
+}
+inner_phase() {
+	inner_daemon pcg-daemon || { notok "daemon-in-container: the daemon container did not start"; return; }
+	inner_case in-same pcg-daemon same path
+	inner_case in-sibling pcg-daemon sibling EREMOTE
+	inner_case in-host pcg-daemon host EREMOTE
+	inner_daemon pcg-daemon-pidhost --pid=host || { notok "daemon-in-container: the --pid=host daemon did not start"; return; }
+	inner_case in-pidhost-sibling pcg-daemon-pidhost sibling path
+	inner_case in-pidhost-host pcg-daemon-pidhost host path
 }
 
 containers_phase() {
@@ -329,23 +415,24 @@ containers_phase() {
 		"kubepods-besteffort-pod$pod.slice" "cri-containerd-$hex.scope" "$hex"
 	# docker, systemd driver (Debian's default on cgroup v2)
 	docker_image
-	kase docker-systemd docker runtime ALLOW docker_run docker-systemd
-	kase docker-cgroupns-host docker runtime ALLOW docker_run docker-cgroupns-host --cgroupns=host
-	kase docker-exec docker runtime ALLOW docker_exec docker-exec
+	kase docker-systemd docker runtime ALLOW docker_run
+	kase docker-cgroupns-host docker runtime ALLOW docker_run --cgroupns=host
+	kase docker-exec docker runtime ALLOW docker_exec
+	inner_phase
 	# podman, rootful, systemd manager
 	podman_image
-	kase podman-systemd podman runtime DENY podman_run podman-systemd
+	kase podman-systemd podman runtime DENY podman_run
 	# systemd-nspawn through machinectl
-	kase nspawn systemd-nspawn pcgct ALLOW nspawn_start nspawn
+	kase nspawn systemd-nspawn pcgct ALLOW nspawn_start
 	# the cgroupfs managers and the other modes
-	kase podman-cgroupfs podman runtime DENY podman_run podman-cgroupfs --cgroup-manager=cgroupfs
-	kase podman-pod podman runtime DENY podman_pod podman-pod
-	kase podman-split podman runtime DENY podman_split podman-split
-	kase podman-rootless podman runtime DENY podman_rootless podman-rootless
-	kase ctr containerd ctr DENY ctr_run ctr
-	kase lxc lxc pcglxc DENY lxc_start lxc
+	kase podman-cgroupfs podman runtime DENY podman_run --cgroup-manager=cgroupfs
+	kase podman-pod podman runtime DENY podman_pod
+	kase podman-split podman runtime DENY podman_split
+	kase podman-rootless podman runtime DENY podman_rootless
+	kase ctr containerd ctr DENY ctr_run
+	kase lxc lxc pcglxc DENY lxc_start
 	docker_driver cgroupfs
-	kase docker-cgroupfs docker runtime ALLOW docker_run docker-cgroupfs
+	kase docker-cgroupfs docker runtime ALLOW docker_run
 	note "containers phase took $(since "$t_all")s"
 }
 
@@ -390,12 +477,12 @@ race() {
 demo_phase() {
 	setup
 	docker_image
-	kase docker docker runtime ALLOW docker_run docker-demo
+	kase docker docker runtime ALLOW docker_run
 	note "$(said "$(jq -r 'select(.container.runtime == "docker") | .pid' "$W/serve.jsonl" | tail -n 1)")"
 	podman_image
-	kase podman podman runtime DENY podman_run podman-demo
+	kase podman podman runtime DENY podman_run
 	note "$(said "$(jq -r 'select(.container.runtime == "podman") | .pid' "$W/serve.jsonl" | tail -n 1)")"
-	kase nspawn systemd-nspawn pcgct ALLOW nspawn_start nspawn
+	kase nspawn systemd-nspawn pcgct ALLOW nspawn_start
 	note "$(said "$(jq -r 'select(.container.runtime == "systemd-nspawn") | .pid' "$W/serve.jsonl" | tail -n 1)")"
 	race
 }
