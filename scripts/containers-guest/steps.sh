@@ -40,9 +40,9 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 # find_client TAG: the host pid of pcg-client TAG (its argv[0]'s base name
 # and argv[1]), waiting up to 180 s (runtimes start slowly under TCG).
 find_client() {
-	local tag=$1 f i
+	local tag=$1 f end=$((SECONDS + 180))
 	local -a av
-	for ((i = 0; i < 900; i++)); do
+	while [ $SECONDS -lt $end ]; do
 		for f in /proc/[0-9]*/cmdline; do
 			mapfile -d '' -t av <"$f" 2>/dev/null || continue
 			[ "${#av[@]}" -ge 2 ] && [ "${av[0]##*/}" = pcg-client ] && [ "${av[1]}" = "$tag" ] &&
@@ -112,7 +112,9 @@ kase() {
 	*) why+=("responder said '${resp:-nothing}', the policy says $decision") ;;
 	esac
 	if [ ${#why[@]} -eq 0 ]; then
-		ok "$name: $runtime ${got_id:0:4}…${got_id: -5}, id $got_cgid, pid $pid, $decision; started in ${started}s${rt_what:+; $rt_what}"
+		local short=$got_id
+		[ ${#got_id} -le 24 ] || short="${got_id:0:4}…${got_id: -5}"
+		ok "$name: $runtime $short, id $got_cgid, pid $pid, $decision; started in ${started}s${rt_what:+; $rt_what}"
 	else
 		notok "$name: $(printf '%s; ' "${why[@]}")"
 		note "$name: serve: $line"
@@ -408,10 +410,10 @@ containers_phase() {
 	# Systemd first: nothing to start but the unit.
 	kase unit-service systemd-service runtime ALLOW unit_service pcg-svc
 	kase user-service user-session runtime DENY user_service pcg-usvc
-	kase app-flatpak flatpak runtime ALLOW user_scope app-flatpak app-flatpak-org.gnome.Maps-4242.scope
-	kase app-gnome app runtime DENY user_scope app-gnome app-gnome-org.gnome.Terminal-4243.scope
-	kase app-snap snap runtime DENY user_scope app-snap snap.firefox.firefox-6f1c0c3e-2a7b-4b8e-9c1d-3e5f7a9b0c2d.scope
-	kase kubepods-besteffort containerd "$hex" DENY kube_scope kubepods-besteffort \
+	kase app-flatpak flatpak runtime ALLOW user_scope app-flatpak-org.gnome.Maps-4242.scope
+	kase app-gnome app runtime DENY user_scope app-gnome-org.gnome.Terminal-4243.scope
+	kase app-snap snap runtime DENY user_scope snap.firefox.firefox-6f1c0c3e-2a7b-4b8e-9c1d-3e5f7a9b0c2d.scope
+	kase kubepods-besteffort containerd "$hex" DENY kube_scope \
 		"kubepods-besteffort-pod$pod.slice" "cri-containerd-$hex.scope" "$hex"
 	# docker, systemd driver (Debian's default on cgroup v2)
 	docker_image
