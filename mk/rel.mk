@@ -41,7 +41,7 @@ check-stress: deps
 	PCG_QEMU_ACCEL=$(REL_ACCEL) scripts/run-guest.sh --name stress-$(STRESS_KERNEL) \
 		--kernel $(B)/cache/kernels/$(STRESS_KERNEL)/vmlinuz \
 		--kver $$(scripts/kernel.sh modver $(STRESS_KERNEL)) \
-		--ko $(B)/kernels/$(STRESS_KERNEL)/peercgroup.ko --bins $(B)/guest \
+		--ko $(B)/kernels/$(STRESS_KERNEL)/peercgroup.ko --bins $(STRESS_BINS) \
 		--out $(B)/run/stress-$(STRESS_KERNEL) --suites $(STRESS_SUITES) \
 		--timeout 1800 --append "pcg.suite_timeout=1500 pcg.storm_rounds=$(STRESS_ROUNDS) pcg.storm_cycles=$(STORM_CYCLES) pcg.fuzz_iters=$(STRESS_FUZZ_ITERS)"
 	@grep -a '^# \(storm\|fuzz\)' $(B)/run/stress-$(STRESS_KERNEL)/console.log | tr -d '\r' || true

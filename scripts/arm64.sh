@@ -6,16 +6,12 @@
 #   arm64.sh modules DIR KVER
 #                           the virtio console modules of the kernel unpacked at DIR, with their
 #                           dependencies, decompressed (busybox modprobe reads plain .ko), one
-#                           path per line in load order
+#                           path per line in load order; none for those built in
 set -euo pipefail
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PROG=${0##*/}
-# the functions of scripts/kernel.sh's parts: paths, locks, private apt, build roots
-for part in common apt roots; do
-	# shellcheck source=/dev/null
-	. "$TOP/scripts/kernel/$part.sh"
-done
-PROG=arm64.sh
+# kernel.sh's parts: paths (TOP, CACHE), locks, private apt, build roots
+# shellcheck source=scripts/kernel/standalone.sh
+. "$(dirname "${BASH_SOURCE[0]}")/kernel/standalone.sh"
 
 busybox_arm64() {
 	local dir=$CACHE/busybox-arm64 lk
@@ -48,7 +44,12 @@ modules() {
 		local m=$1 f d name
 		[[ " ${order[*]} " == *" $m "* ]] && return 0
 		f=$(find "$kdir"/lib/modules/"$kver" "$kdir"/usr/lib/modules/"$kver" -name "$m.ko*" 2>/dev/null | head -1 || true)
-		[[ -n $f ]] || die "module $m of $kver not found under $kdir"
+		if [[ -z $f ]]; then
+			# built in (7.3: CONFIG_VIRTIO_CONSOLE=y): nothing to load
+			grep -qsE "(^|/)$m\.ko$" "$kdir"/lib/modules/"$kver"/modules.builtin \
+				"$kdir"/usr/lib/modules/"$kver"/modules.builtin && return 0
+			die "module $m of $kver not found under $kdir"
+		fi
 		for d in $(modinfo -F depends "$f" | tr ',' ' '); do add "$d"; done
 		name=$m.ko
 		case $f in

@@ -1,9 +1,10 @@
 #!/bin/bash
 # compile-breadth.sh: compile the module, warnings as errors, against every Debian
 # linux-headers flavour of scripts/headers-breadth.list (amd64 and arm64; generic, cloud,
-# rt, 16k).  One line per package, then "breadth: N passed, N failed, N skipped".
+# rt, 16k).  One line per package, then "compile: N passed, N failed, N refused, N skipped".
 #
-#   compile-breadth.sh [--subset] [--list FILE]  compile (--subset: the lines marked "ci")
+#   compile-breadth.sh [--subset] [--match ERE]  compile (--subset: the lines marked "ci";
+#                                                --match: the lines matching ERE)
 #   compile-breadth.sh refresh                   rewrite the list from the archive
 #
 # Why a pinned list and not the archive's current contents: CI must go red only when a
@@ -24,18 +25,14 @@
 #
 # Compilers: each kernel's headers call the gcc version it was built with
 # ("gcc-N", or "aarch64-linux-gnu-gcc-N" with CROSS_COMPILE).  gcc-12 is the build
-# machine's (Debian 12); other versions run in a minimal build root of the oldest suite
-# that has them (kernel.sh make_root), under build/cache/roots/breadth-SUITE.
+# machine's (Debian 12); other versions run in the build root kernels.conf gives the kernel
+# built with that compiler (compiler_root), or one of our own, build/cache/roots/breadth-SUITE.
 set -euo pipefail
 
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PROG=${0##*/}
-# the functions of scripts/kernel.sh's parts: paths, locks, private apt, build roots
-for part in common apt roots; do
-	# shellcheck source=/dev/null
-	. "$TOP/scripts/kernel/$part.sh"
-done
-PROG=compile-breadth.sh
+# kernel.sh's parts: paths (TOP, CACHE), locks, private apt, build roots
+# shellcheck source=scripts/kernel/standalone.sh
+. "$(dirname "${BASH_SOURCE[0]}")/kernel/standalone.sh"
 LIST=$TOP/scripts/headers-breadth.list
 APTDIR=$CACHE/apt-breadth
 APT_SUITES="$APT_SUITES sid"
@@ -43,16 +40,27 @@ BREADTH=$CACHE/breadth
 FLAVOURS="amd64 cloud-amd64 rt-amd64 arm64 cloud-arm64 rt-arm64 arm64-16k"
 CROSS=aarch64-linux-gnu
 
-# compiler package -> where it runs: "host" or the suite of a build root
+# compiler_root CCPKG: where compiler package CCPKG (gcc-N, or gcc-N-aarch64-linux-gnu for
+# arm64) runs: "host"; the build root the deep matrix already uses for that very compiler
+# (kernels.conf's ROOT: one root per compiler, so CI makes no second one); or, for a
+# compiler no booted kernel uses, a root of our own "breadth-SUITE" (SUITE: the oldest
+# suite that has it).  The kbuild tools of every version of a suite need the same
+# libraries (libc6, libelf, libssl, zlib1g, pahole), which those roots hold.
 compiler_root() {
+	local r
+	r=$(awk -v c="$1" '!/^[[:space:]]*(#|$)/ && $5 == c {print $6; exit}' "$TOP/scripts/kernels.conf")
+	if [[ -n $r ]]; then
+		echo "$r"
+		return 0
+	fi
 	case $1 in
-	gcc-10) echo bullseye ;;
-	gcc-12) echo host ;;
-	gcc-14) echo trixie ;;
-	gcc-15 | gcc-16) echo sid ;;
+	gcc-15* | gcc-16*) echo breadth-sid ;;
 	*) return 1 ;;
 	esac
 }
+
+# ccpkg ARCH CC: the compiler package an ARCH build with the kernel's CC calls
+ccpkg() { if [[ $1 == arm64 ]]; then echo "$2-$CROSS"; else echo "$2"; fi; }
 
 breadth_apt() {
 	apt_setup
@@ -177,15 +185,32 @@ fetch_parts() {
 	rm -rf "$dl"
 }
 
-# breadth_root SUITE PKG...: the build root for SUITE's compilers (native and cross)
+# breadth_root NAME PKG...: a root of our own, breadth-SUITE (native and cross compilers)
 breadth_root() {
-	local suite=$1 lk
+	local name=$1 lk
 	shift
 	mkdir -p "$ROOTS"
-	exec {lk}>"$CACHE/.lock-root-breadth-$suite"
+	exec {lk}>"$CACHE/.lock-root-$name"
 	flock "$lk"
-	make_root "$ROOTS/breadth-$suite" "$suite" make libc6-dev "$@" >&2
+	make_root "$ROOTS/$name" "${name#breadth-}" make libc6-dev "$@" >&2
 	exec {lk}>&-
+}
+
+# ready_root WHERE PKG...: make WHERE usable (the deep matrix's roots through kernel.sh),
+# once per run
+declare -A READY=()
+ready_root() {
+	local where=$1
+	shift
+	[[ -z ${READY[$where]:-} ]] || return "${READY[$where]}"
+	# a subshell: a root that cannot be made fails its packages, not the whole run
+	case $where in
+	host) ;;
+	breadth-*) (breadth_root "$where" "$@") ;;
+	*) "$TOP/scripts/kernel.sh" root "$where" >&2 ;;
+	esac
+	READY[$where]=$?
+	return "${READY[$where]}"
 }
 
 # build_one ARCH ABI CC ROOTDIR LOWER...: compile in a private mount namespace where the
@@ -235,7 +260,7 @@ build_one() {
 }
 
 run() {
-	local subset=$1 line suite arch pkg ver cc mark
+	local subset=$1 match=$2 line suite arch pkg ver cc mark
 	local passed=0 failed=0 skipped=0 refused=0 start=$SECONDS t0
 	local -a fails=()
 	exec 9>"$CACHE/.lock-apt-breadth"
@@ -249,26 +274,21 @@ run() {
 	local -a todo=()
 	while read -r suite arch pkg ver cc mark; do
 		[[ $subset == 1 && ${mark:-} != ci ]] && continue
+		[[ -z $match || "$suite $arch $pkg" =~ $match ]] || continue
 		todo+=("$suite $arch $pkg $ver $cc")
 	done < <(entries "$LIST")
 	# the build roots these entries need, once each (native and cross compilers together)
 	local -A root_pkgs=()
 	local -a gone=()
+	local where kb
 	for line in "${todo[@]}"; do
 		read -r suite arch pkg ver cc <<<"$line"
-		local where
-		where=$(compiler_root "$cc") || continue
-		[[ $where == host ]] && continue
+		where=$(compiler_root "$(ccpkg "$arch" "$cc")") || continue
+		[[ $where == breadth-* ]] || continue
 		root_pkgs[$where]+=" $cc $cc-$CROSS"
-	done
-	# the kbuild tools' runtime dependencies go into every root (they differ little)
-	local kb
-	for line in "${todo[@]}"; do
-		read -r suite arch pkg ver cc <<<"$line"
+		# and the kbuild tools' runtime dependencies
 		in_archive "$pkg" "$arch" "$ver" || continue
 		for kb in $(deps_of "$pkg" "$arch" "$ver" | grep -E '^linux-kbuild-'); do
-			where=$(compiler_root "$cc") || continue
-			[[ $where == host ]] && continue
 			root_pkgs[$where]+=" $(deps_of "$kb" amd64 "$ver" | tr '\n' ' ')"
 		done
 	done
@@ -276,12 +296,16 @@ run() {
 	for line in "${todo[@]}"; do
 		read -r suite arch pkg ver cc <<<"$line"
 		in_archive "$pkg" "$arch" "$ver" && parts "$pkg" "$arch" "$ver"
-	done | sort -u | fetch_parts || echo "breadth: some downloads failed (see the lines below)"
+	done | sort -u | fetch_parts || echo "compile: some downloads failed (see the lines below)"
 	# the build machine's own compiler first: a result per package comes sooner
 	local -a host=() rooted=()
 	for line in "${todo[@]}"; do
 		read -r suite arch pkg ver cc <<<"$line"
-		if [[ $(compiler_root "$cc" || true) == host ]]; then host+=("$line"); else rooted+=("$line"); fi
+		if [[ $(compiler_root "$(ccpkg "$arch" "$cc")" || true) == host ]]; then
+			host+=("$line")
+		else
+			rooted+=("$line")
+		fi
 	done
 	for line in "${host[@]}" "${rooted[@]}"; do
 		read -r suite arch pkg ver cc <<<"$line"
@@ -295,19 +319,16 @@ run() {
 			gone+=("$pkg")
 			continue
 		fi
-		local abi=${pkg#linux-headers-} where r ccpkg=$cc
-		[[ $arch == arm64 ]] && ccpkg=$cc-$CROSS
-		if ! where=$(compiler_root "$cc"); then
-			status="FAIL: no build root known for compiler $cc (scripts/compile-breadth.sh compiler_root)"
+		local abi=${pkg#linux-headers-} r cpkg
+		cpkg=$(ccpkg "$arch" "$cc")
+		if ! where=$(compiler_root "$cpkg"); then
+			status="FAIL: no build root known for compiler $cpkg (scripts/compile-breadth.sh compiler_root)"
 		else
 			if [[ $where == host ]]; then
 				r=/
-				dpkg-query -W -f='${Status}\n' "$ccpkg" 2>/dev/null | grep -q ' installed$' ||
-					DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends "$ccpkg" >&2
+				install_missing "compile breadth" "$cpkg"
 			else
-				r=$ROOTS/breadth-$where
-				# shellcheck disable=SC2046 # a word list: one package per word
-				breadth_root "$where" $(tr ' ' '\n' <<<"${root_pkgs[$where]}" | sort -u)
+				r=$ROOTS/$where
 			fi
 			# the headers, their -common and the kbuild tools (amd64 ones, see above)
 			local -a lower=()
@@ -316,16 +337,19 @@ run() {
 				[[ -f $(unpacked "$n" "$v" "$a")/.done ]] || ok=0
 				lower+=("$(unpacked "$n" "$v" "$a")")
 			done < <(parts "$pkg" "$arch" "$ver")
-			if ((!ok)); then
+			# shellcheck disable=SC2046 # a word list: one package per word
+			if ! ready_root "$where" $(tr ' ' '\n' <<<"${root_pkgs[$where]:-}" | sort -u); then
+				status="FAIL: build root $where for $cpkg could not be made (its messages above)"
+			elif ((!ok)); then
 				status="FAIL: download failed"
-			elif build_one "$arch" "$abi" "$ccpkg" "$r" "$out" "${lower[@]}"; then
+			elif build_one "$arch" "$abi" "$cpkg" "$r" "$out" "${lower[@]}"; then
 				status=ok
 			else
 				# a kernel the module refuses on purpose (compat.h's #error, which the DKMS
 				# guard repeats before building) is a clear message, not a failure
 				status=$(grep -m1 -oE '#error "peercgroup (does not support|needs) [^"]*' "$out/build.log" || true)
 				if [[ -n $status ]]; then
-					status="refused: ${status#\#error \"}"
+					status="refused (expected): ${status#\#error \"}"
 				else
 					status="FAIL: $(grep -m1 -E 'error:|warning:|Error [0-9]' "$out/build.log" || echo "see $out/build.log")"
 				fi
@@ -334,7 +358,7 @@ run() {
 		printf '%-62s %-28s %s (%ds)\n' "$name" "$ver $cc" "$status" $((SECONDS - t0))
 		if [[ $status == ok ]]; then
 			passed=$((passed + 1))
-		elif [[ $status == refused:* ]]; then
+		elif [[ $status == refused* ]]; then
 			refused=$((refused + 1))
 		else
 			failed=$((failed + 1))
@@ -349,17 +373,20 @@ run() {
 			"$(tr '\n' ';' <<<"$missing")"
 	fi
 	((${#fails[@]} == 0)) || printf 'failed: %s\n' "${fails[@]}"
-	echo "breadth: ${#todo[@]} packages in $((SECONDS - start))s"
-	echo "breadth: $refused refused on purpose (counted as skipped), $((skipped)) gone from the archive"
-	echo "breadth: $passed passed, $failed failed, $((skipped + refused)) skipped"
+	# refused: the module's own #error for a kernel it does not support (PREEMPT_RT), as the
+	# DKMS guard says too; skipped: a pinned package gone from the archive
+	echo "compile: ${#todo[@]} packages in $((SECONDS - start))s"
+	echo "compile: $passed passed, $failed failed, $refused refused, $skipped skipped"
 	((failed == 0))
 }
 
-subset=0
-case ${1:-} in
-refresh) refresh; exit 0 ;;
---subset) subset=1 ;;
-"") ;;
-*) echo "usage: $PROG [--subset] | refresh" >&2; exit 2 ;;
-esac
-run "$subset"
+subset=0 match=
+while (($#)); do
+	case $1 in
+	refresh) refresh; exit 0 ;;
+	--subset) subset=1; shift ;;
+	--match) match=${2:?--match wants an ERE}; shift 2 ;;
+	*) echo "usage: $PROG [--subset] [--match ERE] | refresh" >&2; exit 2 ;;
+	esac
+done
+run "$subset" "$match"

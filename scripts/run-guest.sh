@@ -49,7 +49,10 @@ if [ $arch = arm64 ]; then
 	cp "$("$here/arm64.sh" busybox)" "$root/bin/busybox"
 	# its verdict channel, a virtio console, needs two of the kernel's own modules
 	mkdir -p "$root/lib/modules/$kver/kernel"
-	"$here/arm64.sh" modules "$(dirname "$kernel")" "$kver" | xargs -r cp -t "$root/lib/modules/$kver/kernel/"
+	arm64_mods=$("$here/arm64.sh" modules "$(dirname "$kernel")" "$kver")
+	if [ -n "$arm64_mods" ]; then
+		echo "$arm64_mods" | xargs cp -t "$root/lib/modules/$kver/kernel/"
+	fi
 else
 	cp "$(command -v busybox)" "$root/bin/busybox"
 fi
@@ -91,7 +94,10 @@ append+=" pcg.suites=$suites${only:+ pcg.only=$only} $append_extra"
 # pauth-impdef: pointer authentication with a cheap hash (QARMA under TCG is very slow).
 qemu=(qemu-system-x86_64 -cpu max -serial "file:$console" -serial "file:$verdict")
 if [ $arch = arm64 ]; then
-	append=${append/console=ttyS0/console=ttyAMA0}" pcg.verdict=hvc0 pcg.preload=virtio_mmio,virtio_console"
+	append=${append/console=ttyS0/console=ttyAMA0}" pcg.verdict=hvc0"
+	# the ones not built in, in load order
+	preload=$(echo "$arm64_mods" | sed 's|.*/||; s|\.ko$||' | paste -sd, -)
+	[ -z "$preload" ] || append+=" pcg.preload=$preload"
 	# shellcheck disable=SC2054 # "max,pauth-impdef=on" is one QEMU argument
 	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -serial "file:$console"
 		-device virtio-serial-device -chardev "file,id=verdict,path=$verdict"

@@ -39,8 +39,18 @@ make_root() {
 	rm -rf "$dir" "$dir.tmp"
 	mkdir -p "${dir%/*}"
 	note "root ${dir##*/}: mmdebstrap $suite with $want"
+	# the machine's own apt policy on Release dates, which mmdebstrap does not read: a
+	# mirror serving a snapshot (expired Valid-Until) needs the checks off there too
+	# (signatures are checked either way)
+	local -a aptopts=()
+	local opt val
+	for opt in Acquire::Check-Valid-Until Acquire::Check-Date; do
+		val=$(apt-config dump "$opt" 2>/dev/null | awk '{print $2}' | tr -d '";')
+		[[ $val == false ]] && aptopts+=("--aptopt=$opt \"false\"")
+	done
 	# essential + the includes, no docs/man/locales: the smallest root that builds modules
 	mmdebstrap --variant=essential --include="$want" --mode=root --format=directory \
+		"${aptopts[@]}" \
 		--dpkgopt='path-exclude=/usr/share/man/*' \
 		--dpkgopt='path-exclude=/usr/share/doc/*' \
 		--dpkgopt='path-exclude=/usr/share/locale/*' \
