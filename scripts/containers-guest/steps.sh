@@ -469,7 +469,7 @@ race() {
 	kill -STOP "$serve_pid"		# the server is slow to look
 	touch "$S/go.$name"
 	for _ in $(seq 300); do [ -e "$S/connected.$name" ] && break; sleep 0.1; done
-	note "race: connected; now it moves itself: echo $pid > /sys/fs/cgroup/pcg-moved/cgroup.procs"
+	note "race: connected; now it is moved: echo $pid > /sys/fs/cgroup/pcg-moved/cgroup.procs"
 	echo "$pid" >/sys/fs/cgroup/pcg-moved/cgroup.procs
 	local now_cg
 	now_cg=$(sed -n 's/^0:://p' "/proc/$pid/cgroup")
