@@ -44,6 +44,8 @@ help:
 	@echo "make deb           the Debian packages in build/deb/, then lintian"
 	@echo "make check-deb-chroot  package install, upgrade, broken version, purge in a chroot"
 	@echo "make check-system  the packages on a systemd-booted Debian 12 guest (slow under TCG)"
+	@echo "make check-containers  real docker, podman, containerd, nspawn, LXC containers in that guest"
+	@echo "make demo-containers   a daemon naming real containers; the move-after-connect race"
 	@echo "make check-arm64   the guest suites on the arm64 rows of scripts/kernels.conf"
 	@echo "make check-compile the module against every headers package of scripts/headers-breadth.list"
 	@echo "ONLY=TEST or ONLY=SUITE/TEST runs one test; suites: tests/guest/suites.list"

@@ -25,6 +25,8 @@ start=$SECONDS
 die() { echo "check-system: $*" >&2; echo "system: $passed passed, $((failed + 1)) failed"; exit 1; }
 # shellcheck source=scripts/guest-judge.sh
 . scripts/guest-judge.sh
+# shellcheck source=scripts/system-boot.sh
+. scripts/system-boot.sh
 
 rm -rf "$out"
 mkdir -p "$out/payload"/{debs,prev,broken,kernel,units}
@@ -56,25 +58,13 @@ echo "# payload disk: $((SECONDS - t0))s ($(du -sh "$out/payload" | cut -f1))"
 boot() {
 	local phase=$1 kver dir=$out/$1 rc secs t
 	mkdir -p "$dir"
-	kver=$(debugfs -R 'ls -p /boot' "$out/disk.img" 2>/dev/null |
-		awk -F/ '$6 ~ /^vmlinuz-/ {sub(/^vmlinuz-/, "", $6); print $6}' | sort -V | tail -n 1)
+	kver=$(system_boot_kernel "$out/disk.img")
 	[ -n "$kver" ] || { echo "not ok - system/$phase-boot: no kernel in the image's /boot"; failed=$((failed + 1)); return 1; }
-	debugfs -R "dump /boot/vmlinuz-$kver $dir/vmlinuz" "$out/disk.img" >/dev/null 2>&1
-	debugfs -R "dump /boot/initrd.img-$kver $dir/initrd.img" "$out/disk.img" >/dev/null 2>&1
-	: >"$dir/verdict.txt"
 	t=$SECONDS
 	# The CPU time QEMU used is what the boot costs on an idle host (TCG
 	# runs one vCPU on one host thread); the wall time depends on the load.
 	local TIMEFORMAT='%0U %0S' cpu=0 u s
-	{ time timeout --foreground "$timeout" qemu-system-x86_64 \
-		-accel tcg,thread=single -cpu max -smp 1 -m 2048 \
-		-nodefaults -no-reboot -display none -monitor none \
-		-kernel "$dir/vmlinuz" -initrd "$dir/initrd.img" \
-		-append "root=/dev/vda rw console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 pcg.phase=$phase" \
-		-drive "file=$out/disk.img,if=virtio,format=raw" \
-		-drive "file=$out/payload.img,if=virtio,format=raw,readonly=on" \
-		-device virtio-rng-pci \
-		-serial "file:$dir/console.log" -serial "file:$dir/verdict.txt" </dev/null 2>"$dir/qemu.err"; } 2>"$dir/qemu-cpu"
+	{ time system_boot "$out/disk.img" "$out/payload.img" "$dir" "$kver" "$phase" "$timeout" 2>"$dir/qemu.err"; } 2>"$dir/qemu-cpu"
 	rc=$?
 	secs=$((SECONDS - t))
 	read -r u s <"$dir/qemu-cpu" && cpu=$((u + s))
