@@ -158,24 +158,28 @@ setup() {
 client() { echo pcg-client "$1" /pcg /pcg/serve.sock /pcg/resp.sock; }
 host_client() { echo /usr/local/bin/pcg-client "$1" "$S" "$S/serve.sock" "$S/resp.sock"; }
 
-# ---- docker ----
-docker_image() {
-	local t0
+# ---- docker and podman: the same commands, ENGINE is either ----
+# engine_image ENGINE: the busybox image, imported.
+engine_image() {
+	local engine=$1 t0
 	t0=$(now)
-	systemctl is-active -q docker || systemctl start docker
-	docker import /var/lib/pcg/rootfs.tar "$IMG" >/dev/null
-	note "docker: import took $(since "$t0")s"
+	[ "$engine" != docker ] || systemctl is-active -q docker || systemctl start docker
+	"$engine" import /var/lib/pcg/rootfs.tar "$IMG" >/dev/null
+	note "$engine: import took $(since "$t0")s"
 }
-# docker_run NAME [OPTIONS...]
-docker_run() {
-	local name=$1
-	shift
+# engine_run ENGINE NAME [OPTIONS...]
+engine_run() {
+	local engine=$1 name=$2 ref=$IMG
+	shift 2
+	[ "$engine" != podman ] || ref=localhost/$IMG
 	# shellcheck disable=SC2046
-	docker run -d --name "$name" --network none "$NOAA" -v "$S:/pcg" "$@" "$IMG" $(client "$name") || return 1
-	rt_id=$(docker inspect -f '{{.Id}}' "$name")
-	rt_pid=$(docker inspect -f '{{.State.Pid}}' "$name")
-	rt_what="docker inspect: pid $rt_pid"
+	"$engine" run -d --name "$name" --network none "$NOAA" -v "$S:/pcg" "$@" "$ref" $(client "$name") || return 1
+	rt_id=$("$engine" inspect -f '{{.Id}}' "$name")
+	rt_pid=$("$engine" inspect -f '{{.State.Pid}}' "$name")
+	rt_what="$engine inspect: pid $rt_pid"
 }
+docker_image() { engine_image docker; }
+docker_run() { engine_run docker "$@"; }
 docker_exec() {
 	local name=$1
 	docker run -d --name "$name-box" --network none "$NOAA" -v "$S:/pcg" "$IMG" sleep 100000 || return 1
@@ -194,21 +198,8 @@ docker_driver() {
 }
 
 # ---- podman ----
-podman_image() {
-	local t0
-	t0=$(now)
-	podman import /var/lib/pcg/rootfs.tar "$IMG" >/dev/null
-	note "podman: import took $(since "$t0")s"
-}
-podman_run() {
-	local name=$1
-	shift
-	# shellcheck disable=SC2046
-	podman run -d --name "$name" --network none "$NOAA" -v "$S:/pcg" "$@" "localhost/$IMG" $(client "$name") || return 1
-	rt_id=$(podman inspect -f '{{.Id}}' "$name")
-	rt_pid=$(podman inspect -f '{{.State.Pid}}' "$name")
-	rt_what="podman inspect: pid $rt_pid"
-}
+podman_image() { engine_image podman; }
+podman_run() { engine_run podman "$@"; }
 podman_pod() {
 	local name=$1
 	podman pod create --name "$name-pod" --network none || return 1
