@@ -93,10 +93,11 @@ install)
 	;;
 boot)
 	# ---- 2. loaded by systemd-modules-load, before ordinary services ----
-	# (the install phase turned on the service's debug log, where it
-	# names each module it inserts)
-	check 2-modules-load "systemd-modules-load did not insert peercgroup: $(journalctl -b -u systemd-modules-load.service -o cat | tr '\n' '|')" \
-		bash -c "journalctl -b -u systemd-modules-load.service | grep -q \"Inserted module 'peercgroup'\""
+	# Read by the process's name (-t), not by unit (-u): the service has
+	# exited before journald reads its lines, so they carry no unit field.
+	# (The install phase turned on its debug log, which says why if not.)
+	check 2-modules-load "systemd-modules-load did not insert peercgroup: $(journalctl -b -t systemd-modules-load -o cat | tr '\n' '|')" \
+		bash -c "journalctl -b -t systemd-modules-load -o cat | grep -q \"Inserted module 'peercgroup'\""
 	ml=$(systemctl show -P ExecMainExitTimestampMonotonic systemd-modules-load.service)
 	srv=$(systemctl show -P ExecMainStartTimestampMonotonic pcg-early.service)
 	note "systemd-modules-load done at ${ml}us, pcg-early.service started at ${srv}us (monotonic)"
