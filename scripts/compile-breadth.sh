@@ -179,7 +179,7 @@ fetch_parts() {
 			sed 's/^[^:]*: //' | tr '\n' ' ')
 		local dir
 		dir=$(unpacked "$name" "$ver" "$arch")
-		rm -rf "$dir" && dpkg -x "$deb" "$dir"
+		rm -rf "$dir" && mkdir -p "$dir" && dpkg -x "$deb" "$dir" || return 1
 		touch "$dir/.done"
 	done
 	rm -rf "$dl"
