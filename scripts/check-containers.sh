@@ -58,7 +58,7 @@ tr -d '\r' <"$out/boot/verdict.txt" | grep -a -E '^(ok|not ok) - |^# ' | grep -v
 tr -d '\r' <"$out/boot/verdict.txt" | sed -n 's/^# path \([^ ]*\) /\1\t/p' >"$out/paths.tsv"
 echo "# paths the runtimes made: $out/paths.tsv ($(wc -l <"$out/paths.tsv") lines)"
 echo "# boot on $kver: ${secs}s"
-judge_guest "$phase" "$out/boot/console.log" "$out/boot/verdict.txt" "$rc" "$timeout" "$secs" "$out/boot" |
+judge_guest "$phase-boot" "$out/boot/console.log" "$out/boot/verdict.txt" "$rc" "$timeout" "$secs" "$out/boot" |
 	grep -v '^  not ok' | tail -n 60
 read -r _ p f _ <"$out/boot/result"
 echo "# check-containers ($phase) took $((SECONDS - start))s"

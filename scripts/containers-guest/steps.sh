@@ -139,7 +139,7 @@ setup() {
 	peercgroup serve --json "$S/serve.sock" >"$W/serve.jsonl" 2>"$W/serve.err" &
 	serve_pid=$!
 	responder "$P/policy" "$S/resp.sock" >"$W/resp.log" 2>&1 &
-	for _ in $(seq 50); do [ -S "$S/serve.sock" ] && [ -S "$S/resp.sock" ] && break; sleep 0.1; done
+	for _ in $(seq 300); do [ -S "$S/serve.sock" ] && [ -S "$S/resp.sock" ] && break; sleep 0.1; done
 	# Containers with a user namespace (nspawn -U, rootless podman) are
 	# "others" to the sockets' owner.
 	chmod 0666 "$S/serve.sock" "$S/resp.sock"
