@@ -14,7 +14,8 @@
 #   dkms.sh activate VERSION [KVER...]
 #                               the package's postinst: build VERSION (already
 #                               in /usr/src) and swap it in, rollback-safe
-#   dkms.sh remove-all          the package's prerm: every version out of dkms
+#   dkms.sh remove-all          the package's prerm: unload if unused, every
+#                               version out of dkms
 #
 # Upgrades are rollback-safe: the new version is built for every kernel
 # first, beside the installed one; only when every build succeeded are the
@@ -166,6 +167,21 @@ activate() {
 	fi
 }
 
+# Before the modules leave /lib/modules: modprobe -r finds a module through
+# modules.dep.  A module in use stays loaded until the reboot.  The static
+# node kmod-static-nodes makes at boot from modules.devname (char 10:250)
+# goes once the module is out.
+unload() {
+	if [ -d /sys/module/$name ]; then
+		modprobe -r "$name" 2>/dev/null ||
+			say "warning: $name is loaded and in use; it stays loaded until reboot"
+	fi
+	if [ ! -d /sys/module/$name ] && [ -c /dev/$name ] &&
+		[ "$(stat -c %t:%T /dev/$name)" = a:fa ]; then
+		rm -f /dev/$name
+	fi
+}
+
 remove_version() {
 	local v=$1
 	say "dkms remove $name/$v --all"
@@ -211,6 +227,7 @@ activate)
 	;;
 remove-all)
 	need_root "dkms remove-all"
+	unload
 	for v in $(registered_versions); do
 		remove_version "$v"
 		owned "$srcbase/$name-$v" || rm -rf "${srcbase:?}/$name-$v"
@@ -221,21 +238,13 @@ copy-sources)
 	;;
 uninstall)
 	need_root "dkms uninstall"
-	if [ -d /sys/module/$name ]; then
-		modprobe -r "$name" 2>/dev/null ||
-			say "warning: $name is loaded and in use; it stays loaded until reboot"
-	fi
+	unload
 	if command -v dkms >/dev/null; then
 		for v in $(registered_versions); do
 			remove_version "$v"
 		done
 	fi
 	rm -rf "${srcbase:?}/$name"-* /var/lib/dkms/"$name"
-	# The static node made at boot from modules.devname (char 10:250).
-	if [ ! -d /sys/module/$name ] && [ -c /dev/$name ] &&
-		[ "$(stat -c %t:%T /dev/$name)" = a:fa ]; then
-		rm -f /dev/$name
-	fi
 	uninstall_system
 	say "uninstalled"
 	;;
