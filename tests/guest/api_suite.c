@@ -9,6 +9,7 @@
  */
 #include "guest.h"
 
+#include <linux/net.h>
 #include <limits.h>
 #include <sys/mount.h>
 #include <sys/sysmacros.h>
@@ -296,21 +297,32 @@ static void a_fork_child_never_reuses_a_stale_fd(void)
 	close(sv[1]);
 }
 
-/* Until someone has bound the abstract @name (binding it fails from then on). */
-static bool wait_bound(const char *name)
+/* Until a socket listens on the abstract @name.  Read from /proc/net/unix:
+ * a probe that bound the name would hold it for an instant, and a server
+ * binding then fails (seen under the debug kernel); a probe that connected
+ * would be served as a client. */
+static bool wait_listening(const char *name)
 {
-	struct sockaddr_un sa;
-	socklen_t len = abstract_addr(&sa, name);
+	char want[sizeof(((struct sockaddr_un *)0)->sun_path) + 1], line[512];
 	int i;
 
+	snprintf(want, sizeof(want), "@%s", name);
 	for (i = 0; i < 1000; i++) {
-		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		bool busy = probe >= 0 && bind(probe, (struct sockaddr *)&sa, len) < 0 &&
-			    errno == EADDRINUSE;
+		FILE *f = fopen("/proc/net/unix", "re");
+		bool listening = false;
 
-		if (probe >= 0)
-			close(probe);
-		if (busy)
+		/* Num RefCount Protocol Flags Type St Inode Path */
+		while (f && !listening && fgets(line, sizeof(line), f)) {
+			char path[sizeof(want)] = "";
+			unsigned long flags;
+
+			if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %108s", &flags, path) == 2 &&
+			    (flags & __SO_ACCEPTCON) && !strcmp(path, want))
+				listening = true;
+		}
+		if (f)
+			fclose(f);
+		if (listening)
 			return true;
 		usleep(10000);
 	}
@@ -401,7 +413,7 @@ static void a_responder_decisions(void)
 		_exit(127);
 	}
 	SYS(defer_kill_pid(rsp));	/* killed if a check fails before it ends */
-	CHECK(wait_bound("api-responder"), "the responder never listened");
+	CHECK(wait_listening("api-responder"), "the responder never listened");
 	for (i = 0; i < n; i++) {
 		CHECK(ask_from(decisions[i].cg, "api-responder", reply, sizeof(reply)) == 0,
 		      "client in /%s got no reply", decisions[i].cg);
@@ -461,7 +473,7 @@ static void a_cli_json_same_container_shape(void)
 	SYS(cg_make(cg));
 	srv = popen("/bin/peercgroup --json --count 1 serve @api-cli", "r");
 	CHECK(srv, "popen serve: %s", strerror(errno));
-	CHECK(wait_bound("api-cli"), "serve never listened");
+	CHECK(wait_listening("api-cli"), "serve never listened");
 	client = defer_kill_pid(peer_in(cg, "api-cli"));
 	SYS(client);
 	if (!fgets(served, sizeof(served), srv))
