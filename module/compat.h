@@ -8,6 +8,7 @@
 
 #include <linux/ftrace.h>
 #include <linux/ptrace.h>
+#include <linux/slab.h>
 
 #if !defined(CONFIG_DYNAMIC_FTRACE) || !defined(CONFIG_FUNCTION_TRACER)
 #error "peercgroup needs CONFIG_DYNAMIC_FTRACE and CONFIG_FUNCTION_TRACER"
@@ -25,13 +26,13 @@
 #error "peercgroup needs CONFIG_KRETPROBES: it follows unix_listen() to its return"
 #endif
 /*
- * PREEMPT_RT: ftrace and kprobes run the callbacks with preemption
- * disabled, and there the callbacks take spinlock_t locks (the socket's
- * state lock, the rhashtable's bucket locks) and allocate and free memory,
- * none of which RT allows in such a section.
+ * PREEMPT_RT: kprobes run their handlers with preemption disabled, and
+ * the listen probe's take spinlock_t locks (the socket's state lock, the
+ * rhashtable's bucket locks) and allocate memory, none of which RT allows
+ * in such a section.
  */
 #if defined(CONFIG_PREEMPT_RT)
-#error "peercgroup does not support PREEMPT_RT kernels: its hooks would sleep with preemption off"
+#error "peercgroup does not support PREEMPT_RT kernels: its kprobe handler would sleep"
 #endif
 
 /*
@@ -64,13 +65,20 @@
  *   which wants SAVE_REGS.  arm64 6.1 has only WITH_REGS, and there the
  *   generic header defines the arch_ftrace_get_regs() macro;
  * - neither (5.10): the callback gets struct pt_regs, filled with
- *   SAVE_REGS, and ftrace guards against recursion by default.
- * From 5.11 on, FTRACE_OPS_FL_RECURSION asks ftrace for that guard, which
- * also keeps preemption disabled around the callback.
+ *   SAVE_REGS.
+ *
+ * No recursion guard: ftrace would otherwise call the callback through
+ * ftrace_ops_assist_func(), which tests and sets a per-task recursion bit
+ * and disables preemption around it, on every hooked call.  The callbacks
+ * call nothing that reaches a hooked function, and need no preemption
+ * off: they are reentrant, and unregister_ftrace_function() waits for a
+ * preempted one (synchronize_rcu_tasks() for dynamic ops).  5.10 calls
+ * the guard's absence FTRACE_OPS_FL_RECURSION_SAFE; 5.11 made the guard
+ * opt-in (FTRACE_OPS_FL_RECURSION), so there the default is right.
  */
 #if defined(PCG_HAVE_FTRACE_REGS_GET_ARGUMENT)
 #define COMPAT_FTRACE_REGS ftrace_regs
-#define COMPAT_FTRACE_OPS_FLAGS FTRACE_OPS_FL_RECURSION
+#define COMPAT_FTRACE_OPS_FLAGS 0
 static __always_inline unsigned long
 compat_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
 {
@@ -78,7 +86,7 @@ compat_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
 }
 #elif defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS) && defined(CONFIG_X86_64)
 #define COMPAT_FTRACE_REGS ftrace_regs
-#define COMPAT_FTRACE_OPS_FLAGS FTRACE_OPS_FL_RECURSION
+#define COMPAT_FTRACE_OPS_FLAGS 0
 static __always_inline unsigned long
 compat_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
 {
@@ -86,7 +94,7 @@ compat_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
 }
 #elif defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS) || defined(arch_ftrace_get_regs)
 #define COMPAT_FTRACE_REGS ftrace_regs
-#define COMPAT_FTRACE_OPS_FLAGS (FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION)
+#define COMPAT_FTRACE_OPS_FLAGS FTRACE_OPS_FL_SAVE_REGS
 static __always_inline unsigned long
 compat_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
 {
@@ -94,13 +102,47 @@ compat_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
 }
 #else
 #define COMPAT_FTRACE_REGS pt_regs
-#define COMPAT_FTRACE_OPS_FLAGS FTRACE_OPS_FL_SAVE_REGS
+#define COMPAT_FTRACE_OPS_FLAGS (FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION_SAFE)
 static __always_inline unsigned long
 compat_ftrace_arg(struct pt_regs *regs, unsigned int n)
 {
 	return regs_get_kernel_argument(regs, n);
 }
 #endif
+
+/*
+ * A SLAB_TYPESAFE_BY_RCU cache of struct @type, whose free-list pointer
+ * may overlay @field (no reader may read @field from a free object).
+ * Without kmem_cache_args.freeptr_offset (before 6.12), SLUB keeps that
+ * pointer past the object instead: 8 more bytes per object.
+ */
+#if defined(PCG_HAVE_SLAB_FREEPTR_OFFSET)
+static inline struct kmem_cache *
+compat_kmem_cache_typesafe_by_rcu(const char *name, unsigned int size,
+				  unsigned int align, unsigned int freeptr_offset,
+				  slab_flags_t flags)
+{
+	struct kmem_cache_args args = {
+		.align = align,
+		.freeptr_offset = freeptr_offset,
+		.use_freeptr_offset = true,
+	};
+
+	return kmem_cache_create(name, size, &args, flags | SLAB_TYPESAFE_BY_RCU);
+}
+#else
+static inline struct kmem_cache *
+compat_kmem_cache_typesafe_by_rcu(const char *name, unsigned int size,
+				  unsigned int align, unsigned int freeptr_offset,
+				  slab_flags_t flags)
+{
+	return kmem_cache_create(name, size, align, flags | SLAB_TYPESAFE_BY_RCU, NULL);
+}
+#endif
+#define COMPAT_KMEM_CACHE_TYPESAFE_BY_RCU(type, field, flags)		\
+	compat_kmem_cache_typesafe_by_rcu(#type, sizeof(struct type),	\
+					  __alignof__(struct type),	\
+					  offsetof(struct type, field), (flags))
 
 /*
  * kernfs_path_from_node() given a buffer too small for the path:

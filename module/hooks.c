@@ -4,8 +4,9 @@
  * that set or copy a socket's peer credentials, and on its destructor.
  *
  * The callbacks only observe: no IPMODIFY, no call through any address.
- * They run at function entry with preemption disabled, sometimes under
- * socket spinlocks, so they never sleep and never print.
+ * They run at function entry, sometimes under socket spinlocks, so they
+ * never sleep and never print; they may be preempted elsewhere, and may
+ * run on several CPUs at once (compat.h: no recursion guard).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -30,9 +30,8 @@ struct pcg_entry {
 	struct rhash_head node;
 	const struct sock *sk;		/* key; identity only, never dereferenced */
 	const struct sock *client;	/* identity only, never dereferenced */
-	struct cgroup *connector;
+	struct cgroup *connector;	/* the free pointer of a free entry (table.c) */
 	struct cgroup *listener;
-	struct rcu_head rcu;
 };
 
 /*
@@ -42,10 +41,20 @@ struct pcg_entry {
  *  - lookups run under rcu_read_lock() and take no lock;
  *  - writers are the ftrace callbacks, serialised per bucket by the
  *    rhashtable; an entry is only ever inserted or removed, never changed;
- *  - a removed entry is freed, and its references dropped, after an RCU
- *    grace period, so a reader inside rcu_read_lock() may use it;
  *  - an entry is removed when its key socket is destroyed
- *    (unix_sock_destructor), before that socket's memory can be reused.
+ *    (unix_sock_destructor), before that socket's memory can be reused,
+ *    and is freed, its references dropped, at once;
+ *  - the cache is SLAB_TYPESAFE_BY_RCU: inside rcu_read_lock() a freed
+ *    entry's memory stays a pcg_entry, but may be reused for another
+ *    record at once.  A lookup walking a chain may so pass an entry that
+ *    moves to another chain; rhashtable's lookup sees its walk end in a
+ *    foreign chain and restarts (5.10 on).  A freed entry that a walk
+ *    can still meet was removed during that walk (every pointer to an
+ *    entry removed earlier was gone when it began), so its key was then a
+ *    live socket, never the one the reader holds.  A reader only uses an
+ *    entry its lookup matched by a key socket it holds, directly or
+ *    through its peer (below): that entry cannot be removed, hence not
+ *    freed or reused, while the reader holds the socket.
  *
  * Which end a socket X is (pcg_peer_origin(), and why it is sound):
  *  - a connected stream or seqpacket socket's unix_peer() is set once, by

@@ -16,6 +16,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "peercgroup.h"
 
 /* Callers are ftrace callbacks: atomic context, often under socket locks. */
@@ -62,16 +63,15 @@ static void pcg_entry_free(struct pcg_entry *entry)
 	pcg_count(freed);
 }
 
-static void pcg_entry_free_rcu(struct rcu_head *head)
-{
-	pcg_entry_free(container_of(head, struct pcg_entry, rcu));
-}
-
-/* @old has left the table: free it once no reader can hold it. */
+/*
+ * @old has left the table: free it now.  No reader can be using it
+ * (peercgroup.h); one still walking past it is what the cache's
+ * SLAB_TYPESAFE_BY_RCU is for.
+ */
 static void pcg_entry_retire(struct pcg_entry *old)
 {
 	atomic_long_dec(&pcg_peers_count);
-	call_rcu(&old->rcu, pcg_entry_free_rcu);
+	pcg_entry_free(old);
 }
 
 /*
@@ -107,8 +107,9 @@ static struct pcg_entry *pcg_peer_lookup(const struct sock *sk)
 /*
  * The cgroup that answers a query on @sk, whose unix_peer() is @peer, or
  * NULL (peercgroup.h says why this is the right record).  The caller
- * holds rcu_read_lock() and @sk (so @sk is not released); the result is
- * valid until rcu_read_unlock().
+ * holds rcu_read_lock() and @sk (so @sk is not released, and @sk holds
+ * @peer): the entry matched is keyed by one of them, so it stays in the
+ * table, and its references held, until the caller lets go of @sk.
  */
 struct cgroup *pcg_peer_origin(const struct sock *sk, const struct sock *peer)
 {
@@ -181,7 +182,7 @@ void pcg_peer_set(const struct sock *sk, const struct sock *client,
 			break;
 		if (!rhashtable_replace_fast(&pcg_peers, &old->node, &entry->node,
 					     pcg_params)) {
-			call_rcu(&old->rcu, pcg_entry_free_rcu);
+			pcg_entry_free(old);	/* no query can reach a new @sk */
 			goto stored;
 		}
 		/* @old was removed meanwhile: try to insert again. */
@@ -204,7 +205,9 @@ int pcg_peers_init(void)
 {
 	int err;
 
-	pcg_cache = KMEM_CACHE(pcg_entry, SLAB_ACCOUNT);
+	/* connector: read only from an entry that cannot be free (above) */
+	pcg_cache = COMPAT_KMEM_CACHE_TYPESAFE_BY_RCU(pcg_entry, connector,
+						      SLAB_ACCOUNT);
 	if (!pcg_cache)
 		return -ENOMEM;
 	err = rhashtable_init(&pcg_peers, &pcg_params);
@@ -218,10 +221,13 @@ static void pcg_free_one(void *ptr, void *arg)
 	pcg_entry_free(ptr);
 }
 
-/* Callers have unregistered every hook, so no writer is left. */
+/*
+ * Callers have unregistered every hook, so no writer is left, and
+ * removed entries were freed already.  kmem_cache_destroy() waits for
+ * the grace period a SLAB_TYPESAFE_BY_RCU cache's pages need.
+ */
 void pcg_peers_destroy(void)
 {
-	rcu_barrier();	/* entries already removed finish freeing */
 	rhashtable_free_and_destroy(&pcg_peers, pcg_free_one, NULL);
 	kmem_cache_destroy(pcg_cache);
 }
