@@ -136,14 +136,31 @@ PUBLIC int peercgroup_get(int sockfd, unsigned int flags,
 	return r;
 }
 
+/*
+ * The commonest call, on a server's connect path: one query and nothing
+ * else, no struct peercgroup_info filled and cleared on the way.
+ */
 PUBLIC int peercgroup_get_id(int sockfd, uint64_t *cgroup_id)
 {
+	struct peercgroup_query q;
 	struct peercgroup_info info;
-	int r;
+	unsigned int module_flags;
+	int fd, r;
 
 	if (!cgroup_id)
 		return -EINVAL;
 	*cgroup_id = 0;
+	if (sockfd < 0)
+		return -EBADF;
+	fd = pcg_device(&module_flags);
+	if (fd < 0)
+		return fd;
+	if (module_flags & PEERCGROUP_QUERY_NO_PATH) {
+		r = query(fd, sockfd, PEERCGROUP_QUERY_NO_PATH, NULL, 0, &q);
+		if (r == 0)
+			*cgroup_id = q.cgroup_id;
+		return r;
+	}
 	r = peercgroup_get(sockfd, PEERCGROUP_GET_NO_PATH, &info);
 	if (r == 0)
 		*cgroup_id = info.cgroup_id;
