@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench.sh [--icount] [--boots N] [--parts LIST] [--quick] [--max N] [--mem MB] [--no-profile] KERNEL...
+# bench.sh [--icount] [--floor] [--boots N] [--parts LIST] [--quick] [--max N] [--mem MB] [--no-profile] KERNEL...
 # For each kernel of scripts/kernels.conf: fetch and build it, boot it under
 # QEMU with the benchmark program (suite "bench", build/guest/bench), then
 # pull its figures out of the console log:
@@ -16,6 +16,9 @@
 # its spread across the boots.
 #
 #   --icount      instruction-counted virtual time, 1 vCPU, 100 k connections
+#   --floor       --icount's connect part with the floor build in place of the
+#                 module: its hooks with empty callbacks (tests/bench/floor.c),
+#                 what ftrace alone costs; build/bench/KERNEL-floor-icount*
 #   --boots N     boots of an --icount run (3)
 #   --parts LIST  only these parts: query,connect,live,memory,contention
 #                 ("none" with the profile: the profile alone)
@@ -27,10 +30,11 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-quick=0 max='' mem='' profile=1 icount=0 boots=3 parts=''
+quick=0 max='' mem='' profile=1 icount=0 boots=3 parts='' floor=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--icount) icount=1; shift ;;
+	--floor) floor=1; icount=1; parts=connect; profile=0; shift ;;
 	--boots) boots=$2; shift 2 ;;
 	--parts) parts=$2; shift 2 ;;
 	--quick) quick=1; shift ;;
@@ -40,7 +44,7 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-[ $# -gt 0 ] || { echo "usage: bench.sh [--icount] [--boots N] [--parts LIST] [--quick] [--max N] [--mem MB] [--no-profile] KERNEL..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: bench.sh [--icount] [--floor] [--boots N] [--parts LIST] [--quick] [--max N] [--mem MB] [--no-profile] KERNEL..." >&2; exit 2; }
 # 1 M connections need ~6 GB of guest memory; icount runs stop at 100 k.
 if [ $quick = 1 ]; then
 	: "${max:=20000}" "${mem:=2048}"
@@ -101,6 +105,7 @@ boot() {
 	local k=$1 base=$2 out=$3 kver append rc log accel_env=()
 	kver=$(scripts/kernel.sh modver "$k")
 	append="slab_nomerge pcg.bench_max=$max pcg.suite_timeout=3000"
+	[ $floor = 1 ] && append+=" pcg.bench_floor=1"
 	[ $quick = 1 ] && append+=" pcg.bench_quick=1"
 	[ $profile = 1 ] && append+=" pcg.bench_profile=1"
 	[ -n "$parts" ] && [ $icount = 0 ] && append+=" pcg.bench_parts=$parts"
@@ -115,7 +120,7 @@ boot() {
 	mkdir -p "$out"
 	env "${accel_env[@]}" scripts/run-guest.sh --name "$(basename "$out")" \
 		--kernel "build/cache/kernels/$k/vmlinuz" \
-		--kver "$kver" --ko "build/kernels/$k/peercgroup.ko" --bins build/guest \
+		--kver "$kver" --ko "build/kernels/$k$variant/peercgroup.ko" --bins build/guest \
 		--out "$out" --suites "$(scripts/suites.sh bench)" --mem "$mem" --timeout 3600 \
 		--append "$append" >"$out/run-guest.txt" 2>&1
 	rc=$?
@@ -157,9 +162,14 @@ spread() {
 
 mkdir -p build/bench
 status=0
+variant=''
+if [ $floor = 1 ]; then
+	variant=-floor
+	export PCG_KBUILD_FLAGS="${PCG_KBUILD_FLAGS:+$PCG_KBUILD_FLAGS }PCG_BENCH_FLOOR=y"
+fi
 for k in "$@"; do
 	echo "==== $k: fetch and build"
-	if ! scripts/kernel.sh fetch "$k" || ! scripts/kernel.sh build "$k" . "build/kernels/$k"; then
+	if ! scripts/kernel.sh fetch "$k" || ! scripts/kernel.sh build "$k" . "build/kernels/$k$variant"; then
 		echo "bench.sh: $k: cannot build the module" >&2
 		status=1
 		continue
@@ -179,8 +189,8 @@ for k in "$@"; do
 	start=$(date +%s)
 	figs=()
 	for b in $(seq 1 "$boots"); do
-		base=build/bench/$k-icount-boot$b
-		if boot "$k" "$base" "build/run/bench-icount-$k-$b"; then
+		base=build/bench/$k$variant-icount-boot$b
+		if boot "$k" "$base" "build/run/bench-icount-$k$variant-$b"; then
 			figs+=("$base.fig")
 		else
 			status=1
@@ -190,13 +200,13 @@ for k in "$@"; do
 	{
 		echo "# peercgroup bench-icount: kernel $(scripts/kernel.sh modver "$k"), ${#figs[@]} boots, QEMU TCG -icount shift=0,sleep=off, 1 vCPU, $secs s"
 		[ ${#figs[@]} -gt 0 ] && spread "${figs[@]}" | sed 's/^/# /'
-	} >"build/bench/$k-icount.txt"
+	} >"build/bench/$k$variant-icount.txt"
 	echo
-	sed 's/^# \{0,1\}//' "build/bench/$k-icount-boot1.txt" 2>/dev/null
+	sed 's/^# \{0,1\}//' "build/bench/$k$variant-icount-boot1.txt" 2>/dev/null
 	echo
-	echo "==== $k: figures across boots"
-	sed 's/^# \{0,1\}//' "build/bench/$k-icount.txt"
+	echo "==== $k$variant: figures across boots"
+	sed 's/^# \{0,1\}//' "build/bench/$k$variant-icount.txt"
 	echo
-	echo "$k: figures build/bench/$k-icount.txt; per boot build/bench/$k-icount-bootN.{txt,csv}; ${boots} boots took ${secs}s"
+	echo "$k: figures build/bench/$k$variant-icount.txt; per boot build/bench/$k$variant-icount-bootN.{txt,csv}; ${boots} boots took ${secs}s"
 done
 exit $status
