@@ -90,6 +90,7 @@ static const struct rhashtable_params pcg_listener_params = {
 	.key_len = sizeof(const struct sock *),
 	.key_offset = offsetof(struct pcg_listener, sk),
 	.head_offset = offsetof(struct pcg_listener, node),
+	.hashfn = pcg_sock_hash,
 	.automatic_shrinking = true,
 };
 

@@ -29,19 +29,19 @@
 #define PCG_CGROUP_TRIES 16
 
 static struct rhashtable pcg_peers;
-static atomic_long_t pcg_peers_count = ATOMIC_LONG_INIT(0);
 static struct kmem_cache *pcg_cache;
 
 static const struct rhashtable_params pcg_params = {
 	.key_len = sizeof(const struct sock *),
 	.key_offset = offsetof(struct pcg_entry, sk),
 	.head_offset = offsetof(struct pcg_entry, node),
+	.hashfn = pcg_sock_hash,
 	.automatic_shrinking = true,
 };
 
 long pcg_peers_live(void)
 {
-	return atomic_long_read(&pcg_peers_count);
+	return atomic_read(&pcg_peers.nelems);
 }
 
 static void pcg_cgroup_put(struct cgroup *cgrp)
@@ -61,17 +61,6 @@ static void pcg_entry_free(struct pcg_entry *entry)
 {
 	pcg_entry_put(entry);
 	pcg_count(freed);
-}
-
-/*
- * @old has left the table: free it now.  No reader can be using it
- * (peercgroup.h); one still walking past it is what the cache's
- * SLAB_TYPESAFE_BY_RCU is for.
- */
-static void pcg_entry_retire(struct pcg_entry *old)
-{
-	atomic_long_dec(&pcg_peers_count);
-	pcg_entry_free(old);
 }
 
 /*
@@ -125,8 +114,9 @@ struct cgroup *pcg_peer_origin(const struct sock *sk, const struct sock *peer)
 }
 
 /*
- * Remove the entry keyed by @sk, if any; it is freed after a grace
- * period.  Returns whether there was one.
+ * Remove the entry keyed by @sk, if any, and free it at once: no reader
+ * can be using it (peercgroup.h); one still walking past it is what the
+ * cache's SLAB_TYPESAFE_BY_RCU is for.  Returns whether there was one.
  */
 bool pcg_peer_clear(const struct sock *sk)
 {
@@ -136,7 +126,7 @@ bool pcg_peer_clear(const struct sock *sk)
 	rcu_read_lock();
 	old = pcg_peer_lookup(sk);
 	if (old && !rhashtable_remove_fast(&pcg_peers, &old->node, pcg_params)) {
-		pcg_entry_retire(old);
+		pcg_entry_free(old);
 		removed = true;
 	}
 	rcu_read_unlock();
@@ -174,10 +164,8 @@ void pcg_peer_set(const struct sock *sk, const struct sock *client,
 	for (tries = 0; tries < PCG_SET_TRIES; tries++) {
 		old = rhashtable_lookup_get_insert_fast(&pcg_peers, &entry->node,
 							pcg_params);
-		if (!old) {
-			atomic_long_inc(&pcg_peers_count);
+		if (!old)
 			goto stored;
-		}
 		if (IS_ERR(old))
 			break;
 		if (!rhashtable_replace_fast(&pcg_peers, &old->node, &entry->node,
