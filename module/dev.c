@@ -57,6 +57,23 @@ static int pcg_copy_out(void __user *dst, const void *src, size_t ksize,
 }
 
 /*
+ * A query's answer: its fields from @cgroup_id on.  The caller's own
+ * (@size to @path) are left as it wrote them.  @usize is at least
+ * PEERCGROUP_QUERY_SIZE_VER0 (pcg_copy_in()).
+ */
+static int pcg_copy_out_answer(struct peercgroup_query __user *uq,
+			       const struct peercgroup_query *q, u32 usize)
+{
+	const size_t from = offsetof(struct peercgroup_query, cgroup_id);
+	size_t end = min_t(size_t, sizeof(*q), usize);
+
+	BUILD_BUG_ON(offsetof(struct peercgroup_query, cgroup_id) >=
+		     PEERCGROUP_QUERY_SIZE_VER0);
+	return copy_to_user((char __user *)uq + from, (const char *)q + from,
+			    end - from) ? -EFAULT : 0;
+}
+
+/*
  * Connected means "has a peer", as for getpeername(): not listening, not
  * unconnected, and still true after the peer has closed.  Returns the
  * peer (identity only: it is never dereferenced) or an ERR_PTR.
@@ -78,7 +95,7 @@ static const struct sock *pcg_check_socket(const struct sock *sk)
 }
 
 /*
- * The pid the kernel gave @sk as its SO_PEERCRED, counted, or NULL.  The
+ * The pid the kernel gave @sk as its SO_PEERCRED, or NULL; not counted.  The
  * record's cgroup comes from that same task: the connect hook runs in
  * the task whose tgid init_peercred() gives the accepted socket, and
  * proves the listener's cgroup for the very sk_peer_pid that
@@ -94,7 +111,7 @@ static const struct sock *pcg_check_socket(const struct sock *sk)
  */
 static struct pid *pcg_peer_pid(const struct sock *sk)
 {
-	return get_pid(READ_ONCE(sk->sk_peer_pid));
+	return READ_ONCE(sk->sk_peer_pid);
 }
 
 /*
@@ -132,7 +149,7 @@ static struct cgroup *pcg_cgroup_ns_root(void)
  *    returns cset->dfl_cgrp (init_css_set: the root, its dfl_cgrp too);
  *    the locks guard its walk of cgrp_links for v1 hierarchies only.
  *    6.12 and 7.3 format /proc/PID/cgroup without cgroup_mutex already.
- *  - cgrp->kn: our reference on @cgrp pins it; cgroup_mkdir() takes a
+ *  - cgrp->kn: the record's reference on @cgrp pins it; cgroup_mkdir() takes a
  *    kernfs reference on cgrp->kn that only css_free_rwork_fn() drops,
  *    when the cgroup is freed; every kernfs_node holds a reference on its
  *    parent, so the chain up to the root stays readable, after rmdir too.
@@ -236,19 +253,16 @@ static long pcg_ioctl_query(void __user *uarg)
 
 	pcg_count(queries);
 	/*
-	 * The record lives as long as the sockets we hold (ours, and its
-	 * peer through ours), but it is only guaranteed inside the RCU
-	 * section: take our own references.
+	 * No references taken: the record matched is keyed by our socket or
+	 * by its peer, which ours holds, so it stays in the table, its
+	 * cgroup reference with it, until sockfd_put(); and sk_peer_pid is
+	 * pinned by our socket (pcg_peer_pid()).  RCU covers the walk only.
 	 */
 	rcu_read_lock();
 	cgrp = pcg_peer_origin(sock->sk, peer);
-	if (cgrp)
-		cgroup_get(cgrp);
 	rcu_read_unlock();
 	tgid = cgrp ? pcg_peer_pid(sock->sk) : NULL;
 	if (!tgid) {
-		if (cgrp)
-			cgroup_put(cgrp);
 		pcg_count(misses);
 		err = -ENODATA;
 		goto out_sock;
@@ -259,11 +273,11 @@ static long pcg_ioctl_query(void __user *uarg)
 	/* Records hold v2 cgroups only (task_dfl_cgroup()). */
 	if (WARN_ON_ONCE(cgrp->root != ns_root->root)) {
 		err = -ENODATA;
-		goto out_put;
+		goto out_sock;
 	}
 	if (!pcg_peer_visible(cgrp, ns_root, q.pid)) {
 		err = -EREMOTE;
-		goto out_put;
+		goto out_sock;
 	}
 	q.cgroup_id = cgroup_id(cgrp);
 	if (!(READ_ONCE(cgrp->self.flags) & CSS_ONLINE))
@@ -275,14 +289,11 @@ static long pcg_ioctl_query(void __user *uarg)
 
 	/* These still report the id, pid and flags (ERANGE: the length). */
 	if (!err || err == -ERANGE || err == -ENAMETOOLONG) {
-		int cerr = pcg_copy_out(uarg, &q, sizeof(q), usize);
+		int cerr = pcg_copy_out_answer(uarg, &q, usize);
 
 		if (cerr)
 			err = cerr;
 	}
-out_put:
-	cgroup_put(cgrp);
-	put_pid(tgid);
 out_sock:
 	sockfd_put(sock);
 	return err;
