@@ -22,7 +22,8 @@
 #endif
 
 /*
- * The cached descriptor lives in a page marked MADV_WIPEONFORK: the kernel
+ * The cached descriptor (struct pcg_dev_cache, internal.h) lives in a page
+ * marked MADV_WIPEONFORK: the kernel
  * hands every child of fork(), _Fork() or clone() without CLONE_VM a zeroed
  * copy, so the child sees "not open" without a system call per query and
  * without relying on atfork handlers (which _Fork() and raw clone() skip).
@@ -30,15 +31,11 @@
  * Kernels without MADV_WIPEONFORK (before 4.14) fall back to comparing
  * getpid() on each query.
  */
-struct dev_cache {
-	atomic_int fd_plus_one;		/* 0: not open in this process */
-	unsigned int query_flags;	/* PEERCGROUP_QUERY_* the module takes */
-};
-
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t dev_once = PTHREAD_ONCE_INIT;
-static struct dev_cache *cache;
-static struct dev_cache cache_fallback;
+static struct pcg_dev_cache *cache;
+static struct pcg_dev_cache cache_fallback;
+PCG_HIDDEN struct pcg_dev_cache *_Atomic pcg_dev_fast;
 static int wipe_on_fork;		/* the page is wiped in children */
 static int dev_fd = -1;			/* what this process (or a parent) opened */
 static pid_t dev_pid;			/* who opened it (fallback only) */
@@ -72,6 +69,8 @@ static void dev_init(void)
 		if (madvise(p, (size_t)pagesize, MADV_WIPEONFORK) == 0) {
 			cache = p;
 			wipe_on_fork = 1;
+			atomic_store_explicit(&pcg_dev_fast, cache,
+					      memory_order_release);
 		} else {
 			munmap(p, (size_t)pagesize);
 		}
@@ -104,28 +103,13 @@ PCG_HIDDEN int pcg_map_open_errno(int e, int loaded)
 	}
 }
 
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	int r;
-
-	do
-		r = ioctl(fd, req, arg);
-	while (r < 0 && errno == EINTR);
-	return r < 0 ? -errno : 0;
-}
-
-PCG_HIDDEN int pcg_ioctl(int fd, unsigned long req, void *arg)
-{
-	return xioctl(fd, req, arg);
-}
-
 static int module_version(int fd, struct peercgroup_version *v)
 {
 	int r;
 
 	memset(v, 0, sizeof(*v));
 	v->size = sizeof(*v);
-	r = xioctl(fd, PEERCGROUP_IOC_VERSION, v);
+	r = pcg_ioctl(fd, PEERCGROUP_IOC_VERSION, v);
 	if (r < 0)
 		return r == -EFAULT || r == -ENOMEM ? r : -EPROTO;
 	if (v->abi_version != PEERCGROUP_ABI_VERSION)
@@ -167,9 +151,10 @@ static int open_locked(void)
 	return fd;
 }
 
-/* The device fd (>= 0) or a negative error.  An error is not cached: the
- * module may be loaded later. */
-PCG_HIDDEN int pcg_device(unsigned int *query_flags)
+/* pcg_device() (internal.h) past its fast path: the first call, a fork
+ * child, no MADV_WIPEONFORK.  An error is not cached: the module may be
+ * loaded later. */
+PCG_HIDDEN int pcg_device_slow(unsigned int *query_flags)
 {
 	int fd;
 

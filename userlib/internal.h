@@ -7,17 +7,64 @@
 #ifndef PEERCGROUP_INTERNAL_H
 #define PEERCGROUP_INTERNAL_H
 
+#include <errno.h>
+#include <stdatomic.h>
+#include <sys/ioctl.h>
+
 #include "peercgroup.h"
 
 #define PCG_HIDDEN __attribute__((visibility("hidden")))
 #define PUBLIC __attribute__((visibility("default")))
 
-/* device.c: the device fd (>= 0), opened once per process, or a negative
- * error; *@query_flags (if not NULL): the PEERCGROUP_QUERY_* it accepts. */
-PCG_HIDDEN int pcg_device(unsigned int *query_flags);
+/* device.c: the device as opened in this process. */
+struct pcg_dev_cache {
+	atomic_int fd_plus_one;		/* 0: not open in this process */
+	unsigned int query_flags;	/* PEERCGROUP_QUERY_* the module takes */
+};
 
-/* device.c: ioctl() retried on EINTR; 0 or -errno. */
-PCG_HIDDEN int pcg_ioctl(int fd, unsigned long req, void *arg);
+/*
+ * device.c: the cache, once it lives in a page that fork children get
+ * zeroed (MADV_WIPEONFORK); NULL before, and for good where the kernel
+ * cannot wipe it (the slow path then checks getpid()).
+ */
+extern PCG_HIDDEN struct pcg_dev_cache *_Atomic pcg_dev_fast;
+
+/* device.c: pcg_device() when the fast path has no answer. */
+PCG_HIDDEN int pcg_device_slow(unsigned int *query_flags);
+
+/*
+ * The device fd (>= 0), opened once per process, or a negative error;
+ * *@query_flags (if not NULL): the PEERCGROUP_QUERY_* it accepts.  Inline
+ * because every query starts here: two loads, no call, no lock.
+ */
+static inline int pcg_device(unsigned int *query_flags)
+{
+	struct pcg_dev_cache *c;
+	int fd;
+
+	c = atomic_load_explicit(&pcg_dev_fast, memory_order_acquire);
+	if (c) {
+		/* pairs with the release in open_locked(), after query_flags */
+		fd = atomic_load_explicit(&c->fd_plus_one, memory_order_acquire) - 1;
+		if (fd >= 0) {
+			if (query_flags)
+				*query_flags = c->query_flags;
+			return fd;
+		}
+	}
+	return pcg_device_slow(query_flags);
+}
+
+/* ioctl() retried on EINTR; 0 or -errno. */
+static inline int pcg_ioctl(int fd, unsigned long req, void *arg)
+{
+	int r;
+
+	do
+		r = ioctl(fd, req, arg);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : 0;
+}
 
 /* device.c: 1 if the cached fd is wiped in fork children (MADV_WIPEONFORK). */
 PCG_HIDDEN int pcg_device_wipes_on_fork(void);

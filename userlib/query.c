@@ -142,7 +142,6 @@ PUBLIC int peercgroup_get(int sockfd, unsigned int flags,
  */
 PUBLIC int peercgroup_get_id(int sockfd, uint64_t *cgroup_id)
 {
-	struct peercgroup_query q;
 	struct peercgroup_info info;
 	unsigned int module_flags;
 	int fd, r;
@@ -156,10 +155,17 @@ PUBLIC int peercgroup_get_id(int sockfd, uint64_t *cgroup_id)
 	if (fd < 0)
 		return fd;
 	if (module_flags & PEERCGROUP_QUERY_NO_PATH) {
-		r = query(fd, sockfd, PEERCGROUP_QUERY_NO_PATH, NULL, 0, &q);
-		if (r == 0)
-			*cgroup_id = q.cgroup_id;
-		return r;
+		struct peercgroup_query q = {
+			.size = sizeof(q),
+			.flags = PEERCGROUP_QUERY_NO_PATH,
+			.sockfd = sockfd,
+		};
+
+		r = pcg_ioctl(fd, PEERCGROUP_IOC_QUERY, &q);
+		if (r < 0)
+			return pcg_map_query_errno(-r);
+		*cgroup_id = q.cgroup_id;
+		return 0;
 	}
 	r = peercgroup_get(sockfd, PEERCGROUP_GET_NO_PATH, &info);
 	if (r == 0)
