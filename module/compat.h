@@ -145,17 +145,15 @@ compat_kmem_cache_typesafe_by_rcu(const char *name, unsigned int size,
 					  offsetof(struct type, field), (flags))
 
 /*
- * kernfs_path_from_node() given a buffer too small for the path:
- * - 5.10 (strlcpy): returns the full length, which may exceed @buflen;
- * - 6.1, 6.12, 7.3: -E2BIG when the leading "/.." part does not fit
- *   (strscpy); otherwise the length written, at most @buflen - 1, with no
- *   sign that the names part (scnprintf) was cut.
- * A result of @buflen - 1 bytes or more may therefore be cut on every
- * kernel; a shorter one is the whole path.
+ * The name of a kernfs node that cannot be renamed, which the caller
+ * keeps alive.  7.x made the field __rcu, for renames to free the old
+ * name after a grace period; without a rename there is nothing to wait
+ * for.
  */
-static inline bool compat_kernfs_path_complete(int ret, size_t buflen)
-{
-	return ret >= 0 && (size_t)ret + 1 < buflen;
-}
+#if defined(PCG_HAVE_KERNFS_RCU_NAME)
+#define compat_kernfs_fixed_name(kn) rcu_dereference_protected((kn)->name, true)
+#else
+#define compat_kernfs_fixed_name(kn) ((const char *)(kn)->name)
+#endif
 
 #endif /* PEERCGROUP_COMPAT_H */

@@ -26,12 +26,9 @@
 
 /*
  * Most paths fit on the stack (a Kubernetes BestEffort pod under the
- * systemd driver is 193 bytes).  A longer one is formatted again into
- * PATH_MAX + 1 bytes: the most that proves a path of PATH_MAX - 1 bytes
- * complete (compat_kernfs_path_complete()).
+ * systemd driver is 193 bytes); a longer one gets a buffer of its size.
  */
 #define PCG_PATH_ONSTACK 256
-#define PCG_PATH_LONG (PATH_MAX + 1)
 
 /*
  * Copy in a struct that starts with its own size (copy_struct_from_user
@@ -134,64 +131,97 @@ static struct cgroup *pcg_cgroup_ns_root(void)
 }
 
 /*
+ * A v2 cgroup's directory name.  It never changes (only cgroup v1 has a
+ * kernfs .rename), and lives as long as the cgroup's kernfs node, which
+ * the cgroup holds until it is freed: the caller's reference suffices.
+ */
+static const char *pcg_cgroup_name(const struct cgroup *cgrp)
+{
+	return compat_kernfs_fixed_name(cgrp->kn);
+}
+
+/* Both in one hierarchy: the walk ends at its root at the latest. */
+static struct cgroup *pcg_common_ancestor(struct cgroup *a, struct cgroup *b)
+{
+	while (a->level > b->level)
+		a = cgroup_parent(a);
+	while (b->level > a->level)
+		b = cgroup_parent(b);
+	while (a != b) {
+		a = cgroup_parent(a);
+		b = cgroup_parent(b);
+	}
+	return a;
+}
+
+#define PCG_PATH_UP "/.."
+
+/*
  * Formats @cgrp's path relative to @ns_root, exactly as /proc/PID/cgroup
- * prints it ("/.." for each level @cgrp is outside @ns_root), and fills
- * q->path_len with its exact length whatever q->path_size is.  Returns 0,
- * -ERANGE (q->path_size < length + 1; nothing copied), -ENAMETOOLONG (the
- * path does not fit in PATH_MAX; q->path_len is 0), -ENOMEM or -EFAULT.
+ * prints it: "/" for @ns_root itself, else "/.." for each level from
+ * @ns_root up to the common ancestor, then "/name" for each level down to
+ * @cgrp.  Fills q->path_len with its exact length whatever q->path_size
+ * is.  Returns 0, -ERANGE (q->path_size < length + 1; nothing copied),
+ * -ENAMETOOLONG (PATH_MAX bytes or more; q->path_len is 0), -ENOMEM or
+ * -EFAULT.
  *
- * No cgroup_mutex nor css_set_lock: this is what cgroup_path_ns() does,
- * without its locks, and they protect nothing used here (read in the
- * sources of 5.10, 6.1, 6.12 and 7.3):
- *  - cgroup_path_ns() = the locks + cgroup_path_ns_locked(), which is
- *    kernfs_path_from_node(cgrp->kn, cset_cgroup_from_root(ns->root_cset,
- *    cgrp->root)->kn, ...).  On the v2 hierarchy cset_cgroup_from_root()
- *    returns cset->dfl_cgrp (init_css_set: the root, its dfl_cgrp too);
- *    the locks guard its walk of cgrp_links for v1 hierarchies only.
- *    6.12 and 7.3 format /proc/PID/cgroup without cgroup_mutex already.
- *  - cgrp->kn: the record's reference on @cgrp pins it; cgroup_mkdir() takes a
- *    kernfs reference on cgrp->kn that only css_free_rwork_fn() drops,
- *    when the cgroup is freed; every kernfs_node holds a reference on its
- *    parent, so the chain up to the root stays readable, after rmdir too.
- *  - @ns_root->kn: pinned as pcg_cgroup_ns_root() says.
- *  - both nodes are in cgrp_dfl_root's kernfs tree (the caller checks
- *    cgrp->root), so kernfs_common_ancestor() finds an ancestor.
- *  - names and parents: kernfs_path_from_node() takes kernfs_rename_lock
- *    itself (5.10 and 6.1 a spinlock, 6.12 an rwlock; 7.3 RCU, the cgroup
- *    kernfs root being KERNFS_ROOT_INVARIANT_PARENT), and a v2 cgroup
- *    cannot be renamed at all (only cgroup v1 has kernfs .rename).
+ * That is kernfs_path_from_node(cgrp->kn, ns_root->kn), which
+ * cgroup_path_ns() calls under cgroup_mutex and css_set_lock (they guard
+ * its walk of v1 hierarchies; on v2 the namespace's cgroup is
+ * root_cset->dfl_cgrp) and which takes kernfs_rename_lock.  None is
+ * needed here, because nothing read can change (5.10, 6.1, 6.12, 7.3):
+ *  - names: pcg_cgroup_name();
+ *  - parents: a cgroup's css.parent and level are set when it is made,
+ *    and it holds a reference on its parent until it is freed
+ *    (css_free_rwork_fn()), after rmdir too: the chain up to the root is
+ *    pinned by the record's reference on @cgrp, and by
+ *    pcg_cgroup_ns_root()'s argument for @ns_root;
+ *  - both are on cgrp_dfl_root (the caller checks cgrp->root).
+ * So the length computed first is the length written after.
  */
 static int pcg_format_path(struct cgroup *cgrp, struct cgroup *ns_root,
 			   struct peercgroup_query *q)
 {
+	struct cgroup *common = pcg_common_ancestor(cgrp, ns_root);
+	size_t len, pos, ups = ns_root->level - common->level;
 	char onstack[PCG_PATH_ONSTACK];
 	char *buf = onstack;
-	int len, err = 0;
+	struct cgroup *c;
+	int err = 0;
 
-	len = kernfs_path_from_node(cgrp->kn, ns_root->kn, buf, sizeof(onstack));
-	if (!compat_kernfs_path_complete(len, sizeof(onstack))) {
-		if (len < 0 && len != -E2BIG)
-			return len;
-		buf = kmalloc(PCG_PATH_LONG, GFP_KERNEL);
+	len = ups * strlen(PCG_PATH_UP);
+	for (c = cgrp; c != common && len < PATH_MAX; c = cgroup_parent(c))
+		len += 1 + strlen(pcg_cgroup_name(c));
+	if (len >= PATH_MAX)
+		return -ENAMETOOLONG;
+	q->path_len = len ? len : 1;
+	if (q->path_size < q->path_len + 1)
+		return -ERANGE;
+	if (!len)
+		return copy_to_user(u64_to_user_ptr(q->path), "/", 2) ? -EFAULT : 0;
+
+	if (len >= sizeof(onstack)) {
+		buf = kmalloc(len + 1, GFP_KERNEL);
 		if (!buf)
 			return -ENOMEM;
-		len = kernfs_path_from_node(cgrp->kn, ns_root->kn, buf,
-					    PCG_PATH_LONG);
-		if (len < 0 && len != -E2BIG) {
-			err = len;
-			goto out;
-		}
-		if (!compat_kernfs_path_complete(len, PCG_PATH_LONG)) {
-			err = -ENAMETOOLONG;
-			goto out;
-		}
 	}
-	q->path_len = len;
-	if (q->path_size < (u32)len + 1)
-		err = -ERANGE;
-	else if (copy_to_user(u64_to_user_ptr(q->path), buf, len + 1))
+	/* names from the end, "/.." from the start */
+	pos = len;
+	buf[pos] = '\0';
+	for (c = cgrp; c != common; c = cgroup_parent(c)) {
+		const char *name = pcg_cgroup_name(c);
+		size_t n = strlen(name);
+
+		pos -= n;
+		memcpy(buf + pos, name, n);
+		buf[--pos] = '/';
+	}
+	while (pos) {
+		pos -= strlen(PCG_PATH_UP);
+		memcpy(buf + pos, PCG_PATH_UP, strlen(PCG_PATH_UP));
+	}
+	if (copy_to_user(u64_to_user_ptr(q->path), buf, len + 1))
 		err = -EFAULT;
-out:
 	if (buf != onstack)
 		kfree(buf);
 	return err;
