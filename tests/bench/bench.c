@@ -95,6 +95,15 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* CPU time of the calling thread: under icount, its instructions. */
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -1204,6 +1213,7 @@ struct contender {
 	pthread_t th;
 	int fd;			/* accepted socket (query threads) */
 	long ops;
+	double cpu_s;		/* the thread's CPU time (query threads) */
 };
 
 static int contention_stop;
@@ -1216,6 +1226,7 @@ static void *path_query_loop(void *arg)
 		.size = sizeof(q), .sockfd = c->fd,
 		.path = (uintptr_t)buf, .path_size = sizeof(buf),
 	};
+	double t0 = thread_cpu_s();
 
 	while (!__atomic_load_n(&contention_stop, __ATOMIC_RELAXED)) {
 		q.sockfd = c->fd;
@@ -1224,6 +1235,7 @@ static void *path_query_loop(void *arg)
 			die("path query");
 		c->ops++;
 	}
+	c->cpu_s = thread_cpu_s() - t0;
 	return NULL;
 }
 
@@ -1256,9 +1268,13 @@ static void *churn_loop(void *arg)
 	return NULL;
 }
 
-/* Path queries per second from 2 threads while a third runs @third. */
+/*
+ * Path queries per second from 2 threads while a third runs @third; in
+ * *@per_cpu_s, per second of the 2 threads' own CPU time: what a query
+ * costs, whatever share of the CPUs the threads got.
+ */
 static double contention_sample(int afd, void *(*third)(void *), double secs,
-				double *third_rate)
+				double *third_rate, double *per_cpu_s)
 {
 	struct contender q[2] = { { .fd = afd }, { .fd = afd } }, t = { 0 };
 	double t0, t1;
@@ -1277,6 +1293,7 @@ static double contention_sample(int afd, void *(*third)(void *), double secs,
 		pthread_join(q[i].th, NULL);
 	pthread_join(t.th, NULL);
 	*third_rate = t.ops / (t1 - t0);
+	*per_cpu_s = (q[0].ops + q[1].ops) / (q[0].cpu_s + q[1].cpu_s);
 	return (q[0].ops + q[1].ops) / (t1 - t0);
 }
 
@@ -1289,9 +1306,10 @@ static double contention_sample(int afd, void *(*third)(void *), double secs,
 static void bench_contention(void)
 {
 	int rounds = quick ? 1 : 3;
-	double secs = quick ? 0.1 : 0.4, churn_rate = 0, spin_rate;
+	double secs = quick ? 0.1 : 0.4, churn_rate = 0, spin_rate, cpu;
 	struct series idle = { 0 }, churn = { 0 }, ops = { 0 };
-	struct stat3 si, sc;
+	struct series idle_cpu = { 0 }, churn_cpu = { 0 };
+	struct stat3 si, sc, sic, scc;
 	struct client cl;
 	int lfd, afd;
 
@@ -1310,18 +1328,26 @@ static void bench_contention(void)
 	if (dev_fd < 0)
 		die("open " PEERCGROUP_DEVICE_PATH);
 	for (int r = 0; r < rounds; r++) {
-		add(&idle, contention_sample(afd, spin_loop, secs, &spin_rate));
+		add(&idle, contention_sample(afd, spin_loop, secs, &spin_rate,
+					     &cpu));
+		add(&idle_cpu, cpu);
 		csv("contention", "path_queries_per_s", "idle", r,
 		    idle.v[idle.n - 1], "1/s");
-		add(&churn, contention_sample(afd, churn_loop, secs, &churn_rate));
+		csv("contention", "path_queries_per_cpu_s", "idle", r, cpu, "1/s");
+		add(&churn, contention_sample(afd, churn_loop, secs, &churn_rate,
+					      &cpu));
+		add(&churn_cpu, cpu);
 		csv("contention", "path_queries_per_s", "churn", r,
 		    churn.v[churn.n - 1], "1/s");
+		csv("contention", "path_queries_per_cpu_s", "churn", r, cpu, "1/s");
 		add(&ops, churn_rate);
 		csv("contention", "cgroup_mkdir_rmdir_per_s", "churn", r,
 		    churn_rate, "1/s");
 	}
 	si = stats(idle.v, idle.n);
 	sc = stats(churn.v, churn.n);
+	sic = stats(idle_cpu.v, idle_cpu.n);
+	scc = stats(churn_cpu.v, churn_cpu.n);
 	note("%s", "");
 	note("path queries under cgroup churn: raw ioctl with path from 2 "
 	     "threads on one socket, %.1f s per sample, %d samples each; third "
@@ -1337,12 +1363,22 @@ static void bench_contention(void)
 	     "path queries, third thread churning cgroups", sc.med, sc.min,
 	     sc.max, churn.n);
 	note("| %-44s | %10.0f | %10.0f | %10.0f | %2d |",
+	     "per CPU s of the query threads, spinning", sic.med, sic.min,
+	     sic.max, idle_cpu.n);
+	note("| %-44s | %10.0f | %10.0f | %10.0f | %2d |",
+	     "per CPU s of the query threads, churning", scc.med, scc.min,
+	     scc.max, churn_cpu.n);
+	note("| %-44s | %10.0f | %10.0f | %10.0f | %2d |",
 	     "cgroup mkdir+rmdir pairs", stats(ops.v, ops.n).med,
 	     stats(ops.v, ops.n).min, stats(ops.v, ops.n).max, ops.n);
 	figure("path_queries_churn", sc.med / si.med,
 	       "path queries under cgroup churn: %.0f/s vs %.0f/s idle "
 	       "(goal: no drop) %+.1f %%", sc.med, si.med,
 	       (sc.med / si.med - 1) * 100);
+	figure("path_query_cost_churn", scc.med / sic.med,
+	       "path queries per CPU second of the querying threads under "
+	       "cgroup churn: %.0f vs %.0f idle %+.1f %%", scc.med, sic.med,
+	       (scc.med / sic.med - 1) * 100);
 	close(dev_fd);
 	dev_fd = -1;
 	close(afd);
