@@ -92,19 +92,20 @@ static const struct sock *pcg_check_socket(const struct sock *sk)
 }
 
 /*
- * The pid the kernel gave @sk as its SO_PEERCRED, or NULL; not counted.  The
- * record's cgroup comes from that same task: the connect hook runs in
- * the task whose tgid init_peercred() gives the accepted socket, and
- * proves the listener's cgroup for the very sk_peer_pid that
- * copy_peercred() then copies to the client, in the one critical section
- * (hooks.c); a socketpair's both ends get their maker's.  sk_peer_lock
- * (5.15, and Debian's 5.10.223) guards that field against listen(), which
- * rewrites it on listeners; @sk is connected (the caller checked), and a
- * connected stream or seqpacket socket never listens again: listen()
- * needs TCP_CLOSE, which only its release sets (peercgroup.h).  So the
- * field is fixed, and its pid pinned by @sk, which the caller holds, until
- * __sk_destruct(); the acquire in pcg_check_socket() orders this read
- * after the kernel's write, which precedes the peer's publication.
+ * The pid the kernel gave @sk as its SO_PEERCRED, or NULL (no reference
+ * taken: see below).  The record's cgroup comes from that same task: the
+ * connect hook runs in the task whose tgid init_peercred() gives the
+ * accepted socket, and proves the listener's cgroup for the very
+ * sk_peer_pid that copy_peercred() then copies to the client, in the one
+ * critical section (hooks.c); a socketpair's both ends get their maker's.
+ * sk_peer_lock (5.15, and Debian's 5.10.223) guards that field against
+ * listen(), which rewrites it on listeners; @sk is connected (the caller
+ * checked), and a connected stream or seqpacket socket never listens
+ * again: listen() needs TCP_CLOSE, which only its release sets
+ * (peercgroup.h).  So the field is fixed, and its pid pinned by @sk, which
+ * the caller holds, until __sk_destruct(); the acquire in
+ * pcg_check_socket() orders this read after the kernel's write, which
+ * precedes the peer's publication.
  */
 static struct pid *pcg_peer_pid(const struct sock *sk)
 {
