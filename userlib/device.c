@@ -23,20 +23,18 @@
 
 /*
  * The cached descriptor (struct pcg_dev_cache, internal.h) lives in a page
- * marked MADV_WIPEONFORK: the kernel
- * hands every child of fork(), _Fork() or clone() without CLONE_VM a zeroed
- * copy, so the child sees "not open" without a system call per query and
- * without relying on atfork handlers (which _Fork() and raw clone() skip).
- * A vfork() child shares the page, and must only exec or _exit anyway.
- * Kernels without MADV_WIPEONFORK (before 4.14) fall back to comparing
- * getpid() on each query.
+ * marked MADV_WIPEONFORK: the kernel hands every child of fork(), _Fork()
+ * or clone() without CLONE_VM a zeroed copy, so the child sees "not open"
+ * without a system call per query and without relying on atfork handlers
+ * (which _Fork() and raw clone() skip).  A vfork() child shares the page,
+ * and must only exec or _exit anyway.  Kernels without MADV_WIPEONFORK
+ * (before 4.14) fall back to comparing getpid() on each query.
  */
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t dev_once = PTHREAD_ONCE_INIT;
 static struct pcg_dev_cache *cache;
 static struct pcg_dev_cache cache_fallback;
 PCG_HIDDEN struct pcg_dev_cache *_Atomic pcg_dev_fast;
-static int wipe_on_fork;		/* the page is wiped in children */
 static int dev_fd = -1;			/* what this process (or a parent) opened */
 static pid_t dev_pid;			/* who opened it (fallback only) */
 static const char default_path[] = PEERCGROUP_DEVICE_PATH;
@@ -68,7 +66,6 @@ static void dev_init(void)
 	if (p != MAP_FAILED) {
 		if (madvise(p, (size_t)pagesize, MADV_WIPEONFORK) == 0) {
 			cache = p;
-			wipe_on_fork = 1;
 			atomic_store_explicit(&pcg_dev_fast, cache,
 					      memory_order_release);
 		} else {
@@ -156,9 +153,9 @@ static int open_locked(void)
  * loaded later. */
 PCG_HIDDEN int pcg_device_slow(unsigned int *query_flags)
 {
+	int wipe_on_fork = pcg_device_wipes_on_fork();	/* runs dev_init() */
 	int fd;
 
-	pthread_once(&dev_once, dev_init);
 	fd = atomic_load_explicit(&cache->fd_plus_one, memory_order_acquire) - 1;
 	if (fd < 0 || (!wipe_on_fork && dev_pid != getpid())) {
 		pthread_mutex_lock(&dev_lock);
@@ -175,7 +172,7 @@ PCG_HIDDEN int pcg_device_slow(unsigned int *query_flags)
 PCG_HIDDEN int pcg_device_wipes_on_fork(void)
 {
 	pthread_once(&dev_once, dev_init);
-	return wipe_on_fork;
+	return atomic_load_explicit(&pcg_dev_fast, memory_order_relaxed) != NULL;
 }
 
 PCG_HIDDEN void pcg_test_set_device(const char *path)

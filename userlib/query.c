@@ -36,8 +36,9 @@ PCG_HIDDEN int pcg_map_query_errno(int e)
 	}
 }
 
-static int query(int fd, int sockfd, unsigned int qflags, char *buf,
-		 size_t size, struct peercgroup_query *q)
+/* Inline: peercgroup_get_id() calls it with constants, on every connect. */
+static inline int query(int fd, int sockfd, unsigned int qflags, char *buf,
+			size_t size, struct peercgroup_query *q)
 {
 	int r;
 
@@ -155,17 +156,12 @@ PUBLIC int peercgroup_get_id(int sockfd, uint64_t *cgroup_id)
 	if (fd < 0)
 		return fd;
 	if (module_flags & PEERCGROUP_QUERY_NO_PATH) {
-		struct peercgroup_query q = {
-			.size = sizeof(q),
-			.flags = PEERCGROUP_QUERY_NO_PATH,
-			.sockfd = sockfd,
-		};
+		struct peercgroup_query q;
 
-		r = pcg_ioctl(fd, PEERCGROUP_IOC_QUERY, &q);
-		if (r < 0)
-			return pcg_map_query_errno(-r);
-		*cgroup_id = q.cgroup_id;
-		return 0;
+		r = query(fd, sockfd, PEERCGROUP_QUERY_NO_PATH, NULL, 0, &q);
+		if (r == 0)
+			*cgroup_id = q.cgroup_id;
+		return r;
 	}
 	r = peercgroup_get(sockfd, PEERCGROUP_GET_NO_PATH, &info);
 	if (r == 0)
