@@ -62,12 +62,11 @@ static int pcg_copy_out_answer(struct peercgroup_query __user *uq,
 			       const struct peercgroup_query *q, u32 usize)
 {
 	const size_t from = offsetof(struct peercgroup_query, cgroup_id);
-	size_t end = min_t(size_t, sizeof(*q), usize);
 
 	BUILD_BUG_ON(offsetof(struct peercgroup_query, cgroup_id) >=
 		     PEERCGROUP_QUERY_SIZE_VER0);
-	return copy_to_user((char __user *)uq + from, (const char *)q + from,
-			    end - from) ? -EFAULT : 0;
+	return pcg_copy_out((char __user *)uq + from, (const char *)q + from,
+			    sizeof(*q) - from, usize - from);
 }
 
 /*
