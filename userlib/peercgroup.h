@@ -9,8 +9,9 @@
  * into container runtimes.  See libpeercgroup(3) and peercgroup(4).
  *
  * Conventions
- * - Every int-returning call returns 0 on success or a NEGATIVE errno value
- *   on failure; errno is not used.  peercgroup_strerror() describes it.
+ * - Every int-returning call returns 0 on success (peercgroup_get_path_buf():
+ *   a length) or a NEGATIVE errno value on failure; errno is not used.
+ *   peercgroup_strerror() describes it.
  * - -ENOPKG means the kernel module is not loaded (/dev/peercgroup missing
  *   or without a driver).  -ENODEV means it is loaded (/sys/module/peercgroup
  *   exists) but this process cannot see the node: a sandboxed service
@@ -103,6 +104,15 @@ int peercgroup_get_id(int sockfd, uint64_t *cgroup_id);
 
 /* Only the path; *@path is malloc()ed, the caller free()s it. */
 int peercgroup_get_path(int sockfd, char **path);
+
+/*
+ * Only the path, into the caller's @buf of @size bytes: no allocation, one
+ * ioctl.  Returns the path's length (> 0, strlen(@buf)), or a negative
+ * peercgroup_get() error, or -ERANGE when @size is not above that length;
+ * @size PATH_MAX always suffices (longer paths are -ENAMETOOLONG).  On
+ * failure @buf is "" (if @size > 0).  -EINVAL if @buf is NULL.
+ */
+int peercgroup_get_path_buf(int sockfd, char *buf, size_t size);
 
 /**
  * struct peercgroup_module - the loaded module, from PEERCGROUP_IOC_VERSION.

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,6 +184,38 @@ PUBLIC int peercgroup_get_path(int sockfd, char **path)
 	return r;
 }
 
+/* The path call with no allocation, for a server's connect path. */
+PUBLIC int peercgroup_get_path_buf(int sockfd, char *buf, size_t size)
+{
+	struct peercgroup_query q;
+	int fd, r;
+
+	if (!buf)
+		return -EINVAL;
+	if (sockfd < 0) {
+		r = -EBADF;
+		goto fail;
+	}
+	fd = pcg_device(NULL);
+	if (fd < 0) {
+		r = fd;
+		goto fail;
+	}
+	r = query(fd, sockfd, 0, buf, size, &q);
+	if (r < 0)
+		goto fail;
+	/* never hand out an unterminated string, nor a length that is no int */
+	if (q.path_len >= size || q.path_len >= PATH_MAX || buf[q.path_len] != '\0') {
+		r = -EPROTO;
+		goto fail;
+	}
+	return (int)q.path_len;
+fail:
+	if (size)
+		buf[0] = '\0';
+	return r;
+}
+
 /* ---- getters: one fact each, from the connect-time record ---- */
 
 PUBLIC int peercgroup_peer_classify(int sockfd, unsigned int flags,
@@ -197,13 +230,23 @@ PUBLIC int peercgroup_peer_classify(int sockfd, unsigned int flags,
 		r = -EINVAL;
 		goto fail;
 	}
-	r = peercgroup_get(sockfd, flags, &info);
+	if (flags & PEERCGROUP_GET_LIVE) {
+		r = peercgroup_get(sockfd, flags, &info);
+		if (r < 0)
+			goto fail;
+		r = peercgroup_classify_path(info.path, info.path_len, 0, out);
+		peercgroup_info_free(&info);
+	} else {
+		char path[PATH_MAX];
+
+		/* no malloc()/free() on the getters' path: PATH_MAX always fits */
+		r = peercgroup_get_path_buf(sockfd, path, sizeof(path));
+		if (r < 0)
+			goto fail;
+		r = peercgroup_classify_path(path, (size_t)r, 0, out);
+	}
 	if (r < 0)
-		goto fail;
-	r = peercgroup_classify_path(info.path, info.path_len, 0, out);
-	peercgroup_info_free(&info);
-	if (r < 0)
-		r = -EPROTO;	/* the module gave a path that is no cgroup path */
+		r = -EPROTO;	/* the path given is no cgroup path */
 	return r;
 fail:
 	/* the same empty answer as a rejected path */

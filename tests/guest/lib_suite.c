@@ -7,6 +7,8 @@
  */
 #include "guest.h"
 
+#include <limits.h>
+
 #include "peercgroup.h"
 #include "internal.h"
 
@@ -29,7 +31,7 @@ static void accept_side_answers(int type)
 {
 	struct peercgroup_info info;
 	struct client c;
-	char name[64];
+	char name[64], buf[PATH_MAX];
 	uint64_t id = 0;
 	int lfd, fd, err;
 
@@ -46,6 +48,8 @@ static void accept_side_answers(int type)
 	peercgroup_info_free(&info);
 	CHECK_INT(0, peercgroup_get_id(fd, &id));
 	CHECK_INT(cg_id(CG_CLIENT), id);
+	CHECK_INT(strlen("/" CG_CLIENT), peercgroup_get_path_buf(fd, buf, sizeof(buf)));
+	CHECK_STR("/" CG_CLIENT, buf);
 }
 
 static void t_stream_accept_side(void)
@@ -61,7 +65,7 @@ static void t_seqpacket_accept_side(void)
 /* In the client: its connected socket names the listener's cgroup. */
 static void client_sees_listener(void *name)
 {
-	char *path = NULL;
+	char *path = NULL, buf[PATH_MAX];
 	int fd;
 
 	SYS(cg_move(CG_CLIENT, 0));
@@ -69,6 +73,8 @@ static void client_sees_listener(void *name)
 	CHECK_INT(0, peercgroup_get_path(fd, &path));
 	CHECK_STR("/" CG_SERVER, path);
 	free(path);
+	CHECK_INT(strlen("/" CG_SERVER), peercgroup_get_path_buf(fd, buf, sizeof(buf)));
+	CHECK_STR("/" CG_SERVER, buf);
 }
 
 static void t_client_side_names_listener(void)
@@ -123,6 +129,7 @@ static void t_errors(void)
 {
 	struct peercgroup_info info;
 	sa_family_t unnamed = AF_UNIX;
+	char buf[PATH_MAX];
 	int sv[2], fd;
 
 	CHECK_INT(-EBADF, peercgroup_get(1000, 0, &info));
@@ -138,6 +145,13 @@ static void t_errors(void)
 	SYS(listen(fd, 1));
 	CHECK_INT(-ENOTCONN, peercgroup_get(fd, 0, &info));
 	CHECK_INT(-EINVAL, peercgroup_get(0, 1U << 20, &info));
+	/* the same errors from the buffer call, which leaves "" behind */
+	buf[0] = 'y';
+	CHECK_INT(-ENOTCONN, peercgroup_get_path_buf(fd, buf, sizeof(buf)));
+	CHECK_INT(0, buf[0]);
+	CHECK_INT(-EOPNOTSUPP, peercgroup_get_path_buf(sv[0], buf, sizeof(buf)));
+	CHECK_INT(-EBADF, peercgroup_get_path_buf(1000, buf, sizeof(buf)));
+	CHECK_INT(-EINVAL, peercgroup_get_path_buf(fd, NULL, sizeof(buf)));
 }
 
 /* peercgroup_module_info() reports the loaded module's ABI. */
@@ -163,12 +177,14 @@ static void use_real_device(void)
 static void t_module_absent_enopkg(void)
 {
 	struct peercgroup_info info;
+	char buf[PATH_MAX];
 	int sv[2];
 
 	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
 	pcg_test_set_device("/dev/peercgroup-absent");
 	defer_call(use_real_device);
 	CHECK_INT(-ENOPKG, peercgroup_get(sv[0], 0, &info));
+	CHECK_INT(-ENOPKG, peercgroup_get_path_buf(sv[0], buf, sizeof(buf)));
 	pcg_test_set_device(NULL);
 	CHECK_INT(0, peercgroup_get(sv[0], 0, &info));
 	peercgroup_info_free(&info);

@@ -334,7 +334,36 @@ static void check_raw(const char *what, int fd, const char *want, size_t len,
 	      (unsigned long long)q.cgroup_id);
 }
 
-/* libpeercgroup on @fd: peercgroup_get, _get_path and _get_id. */
+/*
+ * peercgroup_get_path_buf() on @fd: PATH_MAX always suffices; the exact
+ * size fits; one byte short is ERANGE; the bytes past @size stay as they were.
+ */
+static void check_lib_buf(const char *what, int fd, const char *want, size_t len)
+{
+	static char buf[PATH_MAX + 1];
+	int r;
+
+	memset(buf, 'y', sizeof(buf));
+	r = peercgroup_get_path_buf(fd, buf, PATH_MAX);
+	if (!want) {
+		CHECK(r == -ENAMETOOLONG && !buf[0],
+		      "%s, len %zu: peercgroup_get_path_buf %d, want -ENAMETOOLONG", what, len, r);
+		return;
+	}
+	CHECK(r >= 0 && (size_t)r == len && !strcmp(buf, want),
+	      "%s, len %zu: peercgroup_get_path_buf(PATH_MAX) %d", what, len, r);
+	memset(buf, 'y', sizeof(buf));
+	r = peercgroup_get_path_buf(fd, buf, len + 1);
+	CHECK(r >= 0 && (size_t)r == len && !strcmp(buf, want) && buf[len + 1] == 'y',
+	      "%s, len %zu: peercgroup_get_path_buf(len + 1) %d", what, len, r);
+	memset(buf, 'y', sizeof(buf));
+	r = peercgroup_get_path_buf(fd, buf, len);
+	CHECK(r == -ERANGE && !buf[0] && buf[1] == 'y',
+	      "%s, len %zu: peercgroup_get_path_buf(len) %d, want -ERANGE, buffer \"\"", what,
+	      len, r);
+}
+
+/* libpeercgroup on @fd: peercgroup_get, _get_path, _get_path_buf and _get_id. */
 static void check_lib(const char *what, int fd, const char *want, size_t len,
 		      uint64_t id, pid_t pid)
 {
@@ -362,6 +391,7 @@ static void check_lib(const char *what, int fd, const char *want, size_t len,
 		CHECK(r == -ENAMETOOLONG && !path,
 		      "%s, len %zu: peercgroup_get_path %d, want -ENAMETOOLONG", what, len, r);
 	free(path);
+	check_lib_buf(what, fd, want, len);
 	r = peercgroup_get_id(fd, &got_id);
 	CHECK(r == 0 && got_id == id, "%s, len %zu: peercgroup_get_id %d id %llu", what,
 	      len, r, (unsigned long long)got_id);

@@ -203,6 +203,62 @@ static void test_get_path(void **state)
 	assert_null(p);
 }
 
+/* The caller's buffer: exact length, the bytes around it, and "" on failure. */
+static void test_get_path_buf(void **state)
+{
+	const char *want = "/system.slice/sshd.service";
+	size_t len = strlen(want);
+	char buf[PATH_MAX];
+
+	(void)state;
+	memset(buf, 'y', sizeof(buf));
+	assert_int_equal(peercgroup_get_path_buf(3, buf, sizeof(buf)), (int)len);
+	assert_string_equal(buf, want);
+	assert_int_equal(fake.last.path_size, sizeof(buf));
+	assert_int_equal(fake.last.flags, 0);
+	assert_int_equal(peercgroup_get_path_buf(3, buf, len + 1), (int)len);
+	assert_string_equal(buf, want);
+	/* one byte short: ERANGE, "", and nothing written past size */
+	memset(buf, 'y', sizeof(buf));
+	assert_int_equal(peercgroup_get_path_buf(3, buf, len), -ERANGE);
+	assert_int_equal(buf[0], '\0');
+	assert_int_equal(buf[1], 'y');
+	assert_int_equal(peercgroup_get_path_buf(3, buf, 1), -ERANGE);
+	assert_int_equal(buf[0], '\0');
+	/* size 0: nothing written at all */
+	buf[0] = 'y';
+	assert_int_equal(peercgroup_get_path_buf(3, buf, 0), -ERANGE);
+	assert_int_equal(buf[0], 'y');
+	/* a buffer larger than the ABI's 32 bits is clamped, not wrapped */
+	assert_int_equal(peercgroup_get_path_buf(3, buf, (size_t)UINT32_MAX + 2), (int)len);
+	assert_int_equal(fake.last.path_size, UINT32_MAX);
+	/* bad arguments never reach the module */
+	fake.query_calls = 0;
+	assert_int_equal(peercgroup_get_path_buf(3, NULL, sizeof(buf)), -EINVAL);
+	memset(buf, 'y', sizeof(buf));
+	assert_int_equal(peercgroup_get_path_buf(-1, buf, sizeof(buf)), -EBADF);
+	assert_int_equal(buf[0], '\0');
+	assert_int_equal(fake.query_calls, 0);
+	/* errors pass through mapped, the buffer emptied */
+	fake.query_errno = ENODATA;
+	buf[0] = 'y';
+	assert_int_equal(peercgroup_get_path_buf(3, buf, sizeof(buf)), -ENODATA);
+	assert_int_equal(buf[0], '\0');
+	fake.query_errno = EINVAL;
+	assert_int_equal(peercgroup_get_path_buf(3, buf, sizeof(buf)), -EPROTO);
+	fake.query_errno = 0;
+	/* a module that leaves the string unterminated */
+	fake.no_nul = 1;
+	assert_int_equal(peercgroup_get_path_buf(3, buf, sizeof(buf)), -EPROTO);
+	assert_int_equal(buf[0], '\0');
+	fake.no_nul = 0;
+	/* no module */
+	pcg_test_set_device("/nonexistent/peercgroup");
+	buf[0] = 'y';
+	assert_int_equal(peercgroup_get_path_buf(3, buf, sizeof(buf)), -ENOPKG);
+	assert_int_equal(buf[0], '\0');
+}
+
 static void test_erange_retry(void **state)
 {
 	struct peercgroup_info info;
@@ -706,7 +762,8 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_success), T(test_removed_flag), T(test_get_id_no_path),
-		T(test_no_path_unsupported), T(test_get_path), T(test_erange_retry),
+		T(test_no_path_unsupported), T(test_get_path), T(test_get_path_buf),
+		T(test_erange_retry),
 		T(test_buggy_module), T(test_query_errnos), T(test_open_errnos),
 		T(test_module_absent), T(test_version), T(test_abi_mismatch),
 		T(test_bad_args), T(test_open_once), T(test_threads),
