@@ -980,6 +980,13 @@ static int m_lib_get(int fd)
 	return r;
 }
 
+static int m_lib_path_buf(int fd)
+{
+	int r = peercgroup_get_path_buf(fd, path_buf, sizeof(path_buf));
+
+	return r < 0 ? r : 0;
+}
+
 static int raw_query(int fd, bool path)
 {
 	struct peercgroup_query q = {
@@ -1016,6 +1023,7 @@ static struct method methods[] = {
 	METHOD("pidfd_info", "SO_PEERPIDFD + ioctl(PIDFD_GET_INFO)", m_pidfd_info),
 	METHOD("lib_get_id", "peercgroup_get_id()", m_lib_id),
 	METHOD("lib_get", "peercgroup_get() with path", m_lib_get),
+	METHOD("lib_path_buf", "peercgroup_get_path_buf()", m_lib_path_buf),
 	METHOD("ioctl_path", "ioctl(PEERCGROUP_IOC_QUERY) with path", m_ioctl_path),
 	METHOD("ioctl_nopath", "ioctl(PEERCGROUP_IOC_QUERY) NO_PATH", m_ioctl_nopath),
 #undef METHOD
@@ -1045,6 +1053,7 @@ static void query_figures(void)
 {
 	const struct method *id = method("ioctl_nopath"), *path = method("ioctl_path");
 	const struct method *lid = method("lib_get_id"), *lpath = method("lib_get");
+	const struct method *lbuf = method("lib_path_buf");
 
 	if (id->ok)
 		figure("id_query", id->ratio,
@@ -1060,6 +1069,10 @@ static void query_figures(void)
 		figure("library_path_call", round_ratio(lpath, path),
 		       "library path call: %+.1f %% vs raw ioctl (goal <= 5 %%)",
 		       (round_ratio(lpath, path) - 1) * 100);
+	if (path->ok && lbuf->ok)
+		figure("library_path_buf_call", round_ratio(lbuf, path),
+		       "library path call into the caller's buffer: %+.1f %% vs raw ioctl (goal <= 5 %%)",
+		       (round_ratio(lbuf, path) - 1) * 100);
 	for (size_t i = 1; i < NMETHODS; i++) {
 		char key[48];
 
