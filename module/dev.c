@@ -157,6 +157,33 @@ static struct cgroup *pcg_common_ancestor(struct cgroup *a, struct cgroup *b)
 #define PCG_PATH_UP "/.."
 
 /*
+ * One walk from @cgrp up to @common: returns the length of the path with
+ * @ups leading PCG_PATH_UP (PATH_MAX or more once it is too long), and,
+ * if it fits in @size bytes with its NUL, writes its "/name" part at the
+ * end of @buf, NUL-terminated; the PCG_PATH_UP part is the caller's.
+ */
+static size_t pcg_walk_path(char *buf, size_t size, struct cgroup *cgrp,
+			    struct cgroup *common, size_t ups)
+{
+	size_t len = ups * strlen(PCG_PATH_UP), end = size - 1;
+	struct cgroup *c;
+
+	buf[end] = '\0';
+	for (c = cgrp; c != common && len < PATH_MAX; c = cgroup_parent(c)) {
+		const char *name = pcg_cgroup_name(c);
+		size_t n = strlen(name);
+
+		len += 1 + n;
+		if (len < size) {
+			end -= n;
+			memcpy(buf + end, name, n);
+			buf[--end] = '/';
+		}
+	}
+	return len;
+}
+
+/*
  * Formats @cgrp's path relative to @ns_root, exactly as /proc/PID/cgroup
  * prints it: "/" for @ns_root itself, else "/.." for each level from
  * @ns_root up to the common ancestor, then "/name" for each level down to
@@ -177,21 +204,19 @@ static struct cgroup *pcg_common_ancestor(struct cgroup *a, struct cgroup *b)
  *    pinned by the record's reference on @cgrp, and by
  *    pcg_cgroup_ns_root()'s argument for @ns_root;
  *  - both are on cgrp_dfl_root (the caller checks cgrp->root).
- * So the length computed first is the length written after.
+ * So a path too long for the stack is walked again, into a buffer of the
+ * length the first walk found, and comes out the same.
  */
 static int pcg_format_path(struct cgroup *cgrp, struct cgroup *ns_root,
 			   struct peercgroup_query *q)
 {
 	struct cgroup *common = pcg_common_ancestor(cgrp, ns_root);
-	size_t len, pos, ups = ns_root->level - common->level;
+	size_t len, i, ups = ns_root->level - common->level;
 	char onstack[PCG_PATH_ONSTACK];
-	char *buf = onstack;
-	struct cgroup *c;
+	char *path, *buf = NULL;
 	int err = 0;
 
-	len = ups * strlen(PCG_PATH_UP);
-	for (c = cgrp; c != common && len < PATH_MAX; c = cgroup_parent(c))
-		len += 1 + strlen(pcg_cgroup_name(c));
+	len = pcg_walk_path(onstack, sizeof(onstack), cgrp, common, ups);
 	if (len >= PATH_MAX)
 		return -ENAMETOOLONG;
 	q->path_len = len ? len : 1;
@@ -200,30 +225,20 @@ static int pcg_format_path(struct cgroup *cgrp, struct cgroup *ns_root,
 	if (!len)
 		return copy_to_user(u64_to_user_ptr(q->path), "/", 2) ? -EFAULT : 0;
 
-	if (len >= sizeof(onstack)) {
+	if (len < sizeof(onstack)) {
+		path = onstack + sizeof(onstack) - 1 - len;
+	} else {
 		buf = kmalloc(len + 1, GFP_KERNEL);
 		if (!buf)
 			return -ENOMEM;
+		pcg_walk_path(buf, len + 1, cgrp, common, ups);
+		path = buf;
 	}
-	/* names from the end, "/.." from the start */
-	pos = len;
-	buf[pos] = '\0';
-	for (c = cgrp; c != common; c = cgroup_parent(c)) {
-		const char *name = pcg_cgroup_name(c);
-		size_t n = strlen(name);
-
-		pos -= n;
-		memcpy(buf + pos, name, n);
-		buf[--pos] = '/';
-	}
-	while (pos) {
-		pos -= strlen(PCG_PATH_UP);
-		memcpy(buf + pos, PCG_PATH_UP, strlen(PCG_PATH_UP));
-	}
-	if (copy_to_user(u64_to_user_ptr(q->path), buf, len + 1))
+	for (i = 0; i < ups; i++)
+		memcpy(path + i * strlen(PCG_PATH_UP), PCG_PATH_UP, strlen(PCG_PATH_UP));
+	if (copy_to_user(u64_to_user_ptr(q->path), path, len + 1))
 		err = -EFAULT;
-	if (buf != onstack)
-		kfree(buf);
+	kfree(buf);
 	return err;
 }
 
