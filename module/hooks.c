@@ -37,8 +37,8 @@
  * before @newsk is queued where accept() can see it, and before
  * unix_peer(sk) is published (smp_mb__after_atomic()), so the record
  * exists before either end can be queried.  The kernel then sets
- * unix_peer(newsk) = sk and unix_peer(sk) = newsk: the record's @client
- * is @newsk's peer from the start.  If an LSM then refuses, @newsk dies
+ * unix_peer(newsk) = sk and unix_peer(sk) = newsk: @sk, the record's
+ * client end, is @newsk's one peer from the start.  If an LSM then refuses, @newsk dies
  * (and the record with it) and @sk stays unconnected, which a query
  * rejects before any lookup.  One record per connection, keyed by @newsk.
  *
@@ -53,21 +53,20 @@ static void notrace pcg_on_stream_connect(unsigned long ip, unsigned long parent
 					  struct ftrace_ops *ops,
 					  struct COMPAT_FTRACE_REGS *regs)
 {
-	struct sock *sk = (struct sock *)compat_ftrace_arg(regs, 0);
 	struct sock *other = (struct sock *)compat_ftrace_arg(regs, 1);
 	struct sock *newsk = (struct sock *)compat_ftrace_arg(regs, 2);
 	struct cgroup *connector = pcg_current_cgroup();
 
 	if (!connector)
 		return;		/* no record: both ends answer ENODATA */
-	pcg_peer_set(newsk, sk, connector, pcg_listener_origin(other));
+	pcg_peer_set(newsk, connector, pcg_listener_origin(other));
 }
 
 /*
  * unix_socketpair(socka, sockb): both ends get the creator's credentials,
  * task_tgid(current) taken in this same task (by init_peercred() on 5.10
- * to 6.12, by prepare_peercred() on 7.x).  One record, keyed by @socka,
- * with @sockb as its client: unix_socketpair() joins them so.  If the
+ * to 6.12, by prepare_peercred() on 7.x).  One record, keyed by @socka;
+ * @sockb, its client end, is the one peer unix_socketpair() gives @socka.  If the
  * kernel then fails (7.x), both sockets are released and the record goes
  * with @socka.
  */
@@ -76,7 +75,6 @@ static void notrace pcg_on_socketpair(unsigned long ip, unsigned long parent_ip,
 				      struct COMPAT_FTRACE_REGS *regs)
 {
 	struct socket *socka = (struct socket *)compat_ftrace_arg(regs, 0);
-	struct socket *sockb = (struct socket *)compat_ftrace_arg(regs, 1);
 	struct cgroup *maker;
 
 	if (!pcg_is_stream(socka->sk))
@@ -85,7 +83,7 @@ static void notrace pcg_on_socketpair(unsigned long ip, unsigned long parent_ip,
 	if (!maker)
 		return;
 	cgroup_get(maker);	/* one reference per end */
-	pcg_peer_set(socka->sk, sockb->sk, maker, maker);
+	pcg_peer_set(socka->sk, maker, maker);
 }
 
 /*

@@ -14,12 +14,13 @@
 /*
  * One record per connection, keyed by the socket the kernel created for
  * it: the accepted socket (@sk, the "newsk" of unix_stream_connect()), or
- * a socketpair's first socket.  @client is that socket's peer, the other
- * end: the connecting socket, or the pair's second socket.
+ * a socketpair's first socket.  Its other end, the client (the connecting
+ * socket, or the pair's second socket), is not stored: it is unix_peer(@sk)
+ * (below).
  *  - a query on @sk answers @connector: the cgroup of the task that
  *    connected (or made the pair), whose credentials the kernel gave @sk;
- *  - a query on @client answers @listener: the cgroup the listener's
- *    credentials came from, which the kernel copied to @client (a pair:
+ *  - a query on the client answers @listener: the cgroup the listener's
+ *    credentials came from, which the kernel copied to the client (a pair:
  *    its maker's); NULL when unproven (ENODATA).
  * The references are counted, so the cgroup id and path are read at query
  * time from the cgroup itself, whatever became of it.  The pid is not
@@ -30,7 +31,6 @@
 struct pcg_entry {
 	struct rhash_head node;
 	const struct sock *sk;		/* key; identity only, never dereferenced */
-	const struct sock *client;	/* identity only, never dereferenced */
 	struct cgroup *connector;	/* the free pointer of a free entry (table.c) */
 	struct cgroup *listener;
 };
@@ -68,13 +68,17 @@ struct pcg_entry {
  *    unix_stream_connect(), on both in unix_socketpair()): while X lives
  *    and is not released, unix_peer(X) is a live socket, never a reused
  *    address, and the record keyed by it, if any, is its own;
- *  - a record's @client is its key's unix_peer(), set in the same call.
- * So: lookup(X) with @client == unix_peer(X) is X's record as the key
- * end; otherwise lookup(unix_peer(X)) with @client == X is X's record as
- * the client end; otherwise no record (ENODATA).  An accepted socket, a
- * pair's first socket and a client are three disjoint sets of sockets: a
- * connected socket never connects again.  This holds in 5.10, 6.1, 6.12
- * and 7.3 (net/unix/af_unix.c read in each).
+ *  - a record is made only when its key socket is created, already
+ *    joined to its one peer (hooks.c): an accepted socket to the socket
+ *    that connected, a pair's first socket to its second.  An accepted
+ *    socket, a pair's first socket and a client are three disjoint sets of
+ *    sockets: a connected socket never connects again, and a client or a
+ *    pair's second socket is never a key.
+ * So: a record keyed by X is X's own, and X is its key end; otherwise a
+ * record keyed by unix_peer(X) was made for the connection of that
+ * socket to its one peer, X, and X is its client end; otherwise there is
+ * no record (ENODATA).  This holds in 5.10, 6.1, 6.12 and 7.3
+ * (net/unix/af_unix.c read in each).
  *
  * Listening sockets have records of their own (listeners.c), kept apart
  * so that a query can never return a listener's own origin as a peer's.
@@ -93,8 +97,8 @@ static inline u32 pcg_sock_hash(const void *key, u32 len, u32 seed)
 int pcg_peers_init(void);
 void pcg_peers_destroy(void);
 struct cgroup *pcg_peer_origin(const struct sock *sk, const struct sock *peer);
-void pcg_peer_set(const struct sock *sk, const struct sock *client,
-		  struct cgroup *connector, struct cgroup *listener);
+void pcg_peer_set(const struct sock *sk, struct cgroup *connector,
+		  struct cgroup *listener);
 bool pcg_peer_clear(const struct sock *sk);
 long pcg_peers_live(void);
 

@@ -106,11 +106,9 @@ struct cgroup *pcg_peer_origin(const struct sock *sk, const struct sock *peer)
 
 	entry = pcg_peer_lookup(sk);
 	if (entry)
-		return entry->client == peer ? entry->connector : NULL;
+		return entry->connector;
 	entry = pcg_peer_lookup(peer);
-	if (entry && entry->client == sk)
-		return entry->listener;
-	return NULL;
+	return entry ? entry->listener : NULL;
 }
 
 /*
@@ -134,15 +132,15 @@ bool pcg_peer_clear(const struct sock *sk)
 }
 
 /*
- * Record the connection whose new socket is @sk and whose other end is
- * @client.  Takes over both references (@listener may be NULL: the
- * client's answer is unknown).  @sk is a socket the
- * kernel has just created, so it has no entry; should one be there, it is
- * replaced, and if the entry cannot be stored the old one is removed too:
- * a socket keeps its current origin or none, never a stale one.
+ * Record the connection whose new socket is @sk.  Takes over both
+ * references (@listener may be NULL: the client's answer is unknown).
+ * @sk is a socket the kernel has just created, so it has no entry; should
+ * one be there, it is replaced, and if the entry cannot be stored the old
+ * one is removed too: a socket keeps its current origin or none, never a
+ * stale one.
  */
-void pcg_peer_set(const struct sock *sk, const struct sock *client,
-		  struct cgroup *connector, struct cgroup *listener)
+void pcg_peer_set(const struct sock *sk, struct cgroup *connector,
+		  struct cgroup *listener)
 {
 	struct pcg_entry *entry, *old;
 	int tries;
@@ -156,7 +154,6 @@ void pcg_peer_set(const struct sock *sk, const struct sock *client,
 		return;
 	}
 	entry->sk = sk;
-	entry->client = client;
 	entry->connector = connector;
 	entry->listener = listener;
 
@@ -193,6 +190,8 @@ int pcg_peers_init(void)
 {
 	int err;
 
+	/* a key and three pointers: 32 bytes, 40 with SLUB's own pointer */
+	BUILD_BUG_ON(sizeof(struct pcg_entry) != 4 * sizeof(void *));
 	/* connector: read only from an entry that cannot be free (above) */
 	pcg_cache = COMPAT_KMEM_CACHE_TYPESAFE_BY_RCU(pcg_entry, connector,
 						      SLAB_ACCOUNT);
