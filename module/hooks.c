@@ -38,9 +38,10 @@
  * unix_peer(sk) is published (smp_mb__after_atomic()), so the record
  * exists before either end can be queried.  The kernel then sets
  * unix_peer(newsk) = sk and unix_peer(sk) = newsk: @sk, the record's
- * client end, is @newsk's one peer from the start.  If an LSM then refuses, @newsk dies
- * (and the record with it) and @sk stays unconnected, which a query
- * rejects before any lookup.  One record per connection, keyed by @newsk.
+ * client end, is @newsk's one peer from the start.  If an LSM then
+ * refuses, @newsk dies (and the record with it) and @sk stays
+ * unconnected, which a query rejects before any lookup.  One record per
+ * connection, keyed by @newsk.
  *
  * The connector's cgroup is taken here rather than from
  * newsk->sk_cgrp_data, which cgroup_sk_alloc() filled from the same task
@@ -66,9 +67,9 @@ static void notrace pcg_on_stream_connect(unsigned long ip, unsigned long parent
  * unix_socketpair(socka, sockb): both ends get the creator's credentials,
  * task_tgid(current) taken in this same task (by init_peercred() on 5.10
  * to 6.12, by prepare_peercred() on 7.x).  One record, keyed by @socka;
- * @sockb, its client end, is the one peer unix_socketpair() gives @socka.  If the
- * kernel then fails (7.x), both sockets are released and the record goes
- * with @socka.
+ * @sockb, its client end, is the one peer unix_socketpair() gives
+ * @socka.  If the kernel then fails (7.x), both sockets are released and
+ * the record goes with @socka.
  */
 static void notrace pcg_on_socketpair(unsigned long ip, unsigned long parent_ip,
 				      struct ftrace_ops *ops,
