@@ -55,6 +55,13 @@ static inline int query(int fd, int sockfd, unsigned int qflags, char *buf,
 	return r < 0 ? pcg_map_query_errno(-r) : 0;
 }
 
+/* The module's answer in @buf is a string of q->path_len bytes, NUL-terminated. */
+static inline int path_terminated(const struct peercgroup_query *q, const char *buf,
+				  size_t size)
+{
+	return q->path_len < size && buf[q->path_len] == '\0';
+}
+
 static int get_from_module(int sockfd, unsigned int flags,
 			   struct peercgroup_info *info)
 {
@@ -91,7 +98,7 @@ static int get_from_module(int sockfd, unsigned int flags,
 		}
 		size = (size_t)q.path_len + 1;
 	}
-	if (r == 0 && (q.path_len >= size || buf[q.path_len] != '\0'))
+	if (r == 0 && !path_terminated(&q, buf, size))
 		r = -EPROTO;	/* never hand out an unterminated string */
 	if (r == 0 && !(flags & PEERCGROUP_GET_NO_PATH)) {
 		info->path = buf;
@@ -205,7 +212,7 @@ PUBLIC int peercgroup_get_path_buf(int sockfd, char *buf, size_t size)
 	if (r < 0)
 		goto fail;
 	/* never hand out an unterminated string, nor a length that is no int */
-	if (q.path_len >= size || q.path_len >= PATH_MAX || buf[q.path_len] != '\0') {
+	if (!path_terminated(&q, buf, size) || q.path_len >= PATH_MAX) {
 		r = -EPROTO;
 		goto fail;
 	}
