@@ -620,6 +620,7 @@ static void ns_ask(void *arg)
 	else
 		CHECK_INT(-ENAMETOOLONG, err);
 	peercgroup_info_free(&info);
+	check_lib_buf("ns", k->fd, k->want, k->len);
 }
 
 static void one_ns_case(const struct ns_case *k)
