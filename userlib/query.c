@@ -50,8 +50,6 @@ static inline int query(int fd, int sockfd, unsigned int qflags, char *buf,
 	q->path_size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
 	q->path = (uintptr_t)buf;
 	r = pcg_ioctl(fd, PEERCGROUP_IOC_QUERY, q);
-	if (r == -ERANGE)
-		return r;	/* the caller retries with path_len + 1 */
 	return r < 0 ? pcg_map_query_errno(-r) : 0;
 }
 
@@ -67,9 +65,8 @@ static int get_from_module(int sockfd, unsigned int flags,
 {
 	struct peercgroup_query q;
 	unsigned int module_flags;
-	char *buf = NULL;
-	size_t size = 256;
-	int fd, r = 0, tries;
+	char buf[PATH_MAX];	/* always enough: longer is ENAMETOOLONG */
+	int fd, r;
 
 	fd = pcg_device(&module_flags);
 	if (fd < 0)
@@ -78,37 +75,23 @@ static int get_from_module(int sockfd, unsigned int flags,
 	if ((flags & PEERCGROUP_GET_NO_PATH) &&
 	    (module_flags & PEERCGROUP_QUERY_NO_PATH)) {
 		r = query(fd, sockfd, PEERCGROUP_QUERY_NO_PATH, NULL, 0, &q);
-		goto fill;
+	} else {
+		/* One ioctl whatever the length: no retry, no rename race. */
+		r = query(fd, sockfd, 0, buf, sizeof(buf), &q);
+		/* The ABI: every path fits in PATH_MAX, NUL-terminated. */
+		if (r == -ERANGE ||
+		    (r == 0 && !path_terminated(&q, buf, sizeof(buf))))
+			r = -EPROTO;
 	}
-	/* The path could be renamed between two calls; give up eventually. */
-	for (tries = 0; tries < 4; tries++) {
-		char *nbuf = realloc(buf, size);
-
-		if (!nbuf) {
-			free(buf);
-			return -ENOMEM;
-		}
-		buf = nbuf;
-		r = query(fd, sockfd, 0, buf, size, &q);
-		if (r != -ERANGE)
-			break;
-		if ((size_t)q.path_len + 1 <= size) {
-			r = -EPROTO;	/* ERANGE for a path that fits */
-			break;
-		}
-		size = (size_t)q.path_len + 1;
-	}
-	if (r == 0 && !path_terminated(&q, buf, size))
-		r = -EPROTO;	/* never hand out an unterminated string */
-	if (r == 0 && !(flags & PEERCGROUP_GET_NO_PATH)) {
-		info->path = buf;
-		info->path_len = q.path_len;
-		buf = NULL;
-	}
-	free(buf);
-fill:
 	if (r < 0)
 		return r;
+	if (!(flags & PEERCGROUP_GET_NO_PATH)) {
+		info->path = malloc((size_t)q.path_len + 1);
+		if (!info->path)
+			return -ENOMEM;
+		memcpy(info->path, buf, (size_t)q.path_len + 1);
+		info->path_len = q.path_len;
+	}
 	info->cgroup_id = q.cgroup_id;
 	info->pid = q.pid;
 	info->flags = q.result_flags & (PEERCGROUP_INFO_CGROUP_REMOVED |

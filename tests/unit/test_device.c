@@ -259,24 +259,36 @@ static void test_get_path_buf(void **state)
 	assert_int_equal(buf[0], '\0');
 }
 
-static void test_erange_retry(void **state)
+/* The longest path the ABI allows takes one ioctl, into PATH_MAX. */
+static void test_longest_path(void **state)
 {
 	struct peercgroup_info info;
-	char *longp = malloc(5001);
+	char *longp = malloc(PATH_MAX);
 
 	(void)state;
 	assert_non_null(longp);
-	memset(longp, 'x', 5000);
+	memset(longp, 'x', PATH_MAX - 1);
 	longp[0] = '/';
-	longp[5000] = '\0';
+	longp[PATH_MAX - 1] = '\0';
 	fake.path = longp;
 	fake.query_calls = 0;
 	assert_int_equal(peercgroup_get(3, 0, &info), 0);
-	assert_int_equal(fake.query_calls, 2);
-	assert_int_equal(fake.last.path_size, 5001);
-	assert_int_equal(info.path_len, 5000);
+	assert_int_equal(fake.query_calls, 1);
+	assert_int_equal(fake.last.path_size, PATH_MAX);
+	assert_int_equal(info.path_len, PATH_MAX - 1);
 	assert_string_equal(info.path, longp);
 	peercgroup_info_free(&info);
+	/* one byte longer breaks the ABI (ENAMETOOLONG): no string */
+	longp = realloc(longp, PATH_MAX + 1);
+	assert_non_null(longp);
+	memset(longp, 'x', PATH_MAX);
+	longp[0] = '/';
+	longp[PATH_MAX] = '\0';
+	fake.path = longp;
+	fake.query_calls = 0;
+	assert_int_equal(peercgroup_get(3, 0, &info), -EPROTO);
+	assert_int_equal(fake.query_calls, 1);
+	assert_null(info.path);
 	free(longp);
 }
 
@@ -763,7 +775,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_success), T(test_removed_flag), T(test_get_id_no_path),
 		T(test_no_path_unsupported), T(test_get_path), T(test_get_path_buf),
-		T(test_erange_retry),
+		T(test_longest_path),
 		T(test_buggy_module), T(test_query_errnos), T(test_open_errnos),
 		T(test_module_absent), T(test_version), T(test_abi_mismatch),
 		T(test_bad_args), T(test_open_once), T(test_threads),
