@@ -470,11 +470,25 @@ long long knob(const char *key, const char *env, long long def)
 
 /* ---- cgroups ---- */
 
+/* CGROOT/@name[/@file] into @p, or -1 (ENAMETOOLONG) rather than a cut path. */
+static int cg_file(char *p, size_t size, const char *name, const char *file)
+{
+	int n = snprintf(p, size, CGROOT "/%s%s%s", name,
+			 *name && *file ? "/" : "", file);
+
+	if (n < 0 || (size_t)n >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
 int cg_create(const char *name)
 {
-	char p[256];
+	char p[PATH_MAX];
 
-	snprintf(p, sizeof(p), CGROOT "/%s", name);
+	if (cg_file(p, sizeof(p), name, ""))
+		return -1;
 	if (!mkdir(p, 0755)) {
 		defer_cgroup(name);
 		return 0;
@@ -484,27 +498,28 @@ int cg_create(const char *name)
 
 int cg_remove(const char *name)
 {
-	char p[256];
+	char p[PATH_MAX];
 
-	snprintf(p, sizeof(p), CGROOT "/%s", name);
-	return rmdir(p);
+	return cg_file(p, sizeof(p), name, "") ? -1 : rmdir(p);
 }
 
 int cg_move(const char *name, pid_t pid)
 {
-	char p[256], s[32];
+	char p[PATH_MAX], s[32];
 
-	snprintf(p, sizeof(p), CGROOT "/%s%scgroup.procs", name, *name ? "/" : "");
+	if (cg_file(p, sizeof(p), name, "cgroup.procs"))
+		return -1;
 	snprintf(s, sizeof(s), "%d", (int)pid);
 	return write_file(p, s);
 }
 
 uint64_t cg_id(const char *name)
 {
-	char p[256];
+	char p[PATH_MAX];
 	struct stat st;
 
-	snprintf(p, sizeof(p), CGROOT "/%s", name);
+	if (cg_file(p, sizeof(p), name, ""))
+		return 0;
 	return stat(p, &st) ? 0 : (uint64_t)st.st_ino;
 }
 
