@@ -162,34 +162,24 @@ static struct cgroup *pcg_common_ancestor(struct cgroup *a, struct cgroup *b)
  * @ups leading PCG_PATH_UP (PATH_MAX or more once it is too long), and,
  * if it fits in @size bytes with its NUL, writes its "/name" part at the
  * end of @buf, NUL-terminated; the PCG_PATH_UP part is the caller's.
- *
- * Each name is copied by strscpy() into the free front of @buf, then
- * moved behind its parent's place: strscpy() reads a word at a time and
- * returns the length, where strlen() and memcpy() would read every byte
- * twice.  A name that does not fit means the path does not: the rest is
- * only counted.
  */
 static size_t pcg_walk_path(char *buf, size_t size, struct cgroup *cgrp,
 			    struct cgroup *common, size_t ups)
 {
 	size_t len = ups * strlen(PCG_PATH_UP), end = size - 1;
-	bool fits = true;
 	struct cgroup *c;
 
 	buf[end] = '\0';
 	for (c = cgrp; c != common && len < PATH_MAX; c = cgroup_parent(c)) {
 		const char *name = pcg_cgroup_name(c);
-		ssize_t n = fits ? strscpy(buf, name, end) : -E2BIG;
+		size_t n = strlen(name);
 
-		if (n >= 0) {		/* n < end: room for "/name" */
-			end -= n;
-			memmove(buf + end, buf, n);
-			buf[--end] = '/';
-		} else {
-			fits = false;
-			n = strlen(name);
-		}
 		len += 1 + n;
+		if (len < size) {
+			end -= n;
+			memcpy(buf + end, name, n);
+			buf[--end] = '/';
+		}
 	}
 	return len;
 }
