@@ -53,11 +53,20 @@ static inline int query(int fd, int sockfd, unsigned int qflags, char *buf,
 	return r < 0 ? pcg_map_query_errno(-r) : 0;
 }
 
-/* The module's answer in @buf is a string of q->path_len bytes, NUL-terminated. */
-static inline int path_terminated(const struct peercgroup_query *q, const char *buf,
-				  size_t size)
+/*
+ * A path query into @buf.  Never hand out an unterminated string, nor a
+ * length that is no int: the module's answer must be a NUL-terminated
+ * string of q->path_len bytes, shorter than PATH_MAX.
+ */
+static int query_path(int fd, int sockfd, char *buf, size_t size,
+		      struct peercgroup_query *q)
 {
-	return q->path_len < size && buf[q->path_len] == '\0';
+	int r = query(fd, sockfd, 0, buf, size, q);
+
+	if (r == 0 && (q->path_len >= size || buf[q->path_len] != '\0' ||
+		       q->path_len >= PATH_MAX))
+		r = -EPROTO;
+	return r;
 }
 
 static int get_from_module(int sockfd, unsigned int flags,
@@ -77,10 +86,9 @@ static int get_from_module(int sockfd, unsigned int flags,
 		r = query(fd, sockfd, PEERCGROUP_QUERY_NO_PATH, NULL, 0, &q);
 	} else {
 		/* One ioctl whatever the length: no retry, no rename race. */
-		r = query(fd, sockfd, 0, buf, sizeof(buf), &q);
-		/* The ABI: every path fits in PATH_MAX, NUL-terminated. */
-		if (r == -ERANGE ||
-		    (r == 0 && !path_terminated(&q, buf, sizeof(buf))))
+		r = query_path(fd, sockfd, buf, sizeof(buf), &q);
+		/* The ABI: every path fits in PATH_MAX. */
+		if (r == -ERANGE)
 			r = -EPROTO;
 	}
 	if (r < 0)
@@ -191,14 +199,9 @@ PUBLIC int peercgroup_get_path_buf(int sockfd, char *buf, size_t size)
 		r = fd;
 		goto fail;
 	}
-	r = query(fd, sockfd, 0, buf, size, &q);
+	r = query_path(fd, sockfd, buf, size, &q);
 	if (r < 0)
 		goto fail;
-	/* never hand out an unterminated string, nor a length that is no int */
-	if (!path_terminated(&q, buf, size) || q.path_len >= PATH_MAX) {
-		r = -EPROTO;
-		goto fail;
-	}
 	return (int)q.path_len;
 fail:
 	if (size)

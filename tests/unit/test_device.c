@@ -263,7 +263,7 @@ static void test_get_path_buf(void **state)
 static void test_longest_path(void **state)
 {
 	struct peercgroup_info info;
-	char *longp = malloc(PATH_MAX);
+	char *longp = malloc(PATH_MAX), *big;
 
 	(void)state;
 	assert_non_null(longp);
@@ -289,6 +289,16 @@ static void test_longest_path(void **state)
 	assert_int_equal(peercgroup_get(3, 0, &info), -EPROTO);
 	assert_int_equal(fake.query_calls, 1);
 	assert_null(info.path);
+	/* even into a caller's buffer that holds it: its length is no int path */
+	big = malloc(PATH_MAX + 1);
+	assert_non_null(big);
+	assert_int_equal(peercgroup_get_path_buf(3, big, PATH_MAX + 1), -EPROTO);
+	assert_int_equal(big[0], '\0');
+	/* the longest one the ABI allows still fits that buffer */
+	longp[PATH_MAX - 1] = '\0';
+	assert_int_equal(peercgroup_get_path_buf(3, big, PATH_MAX + 1), PATH_MAX - 1);
+	assert_string_equal(big, longp);
+	free(big);
 	free(longp);
 }
 
