@@ -1078,61 +1078,55 @@ static double round_ratio(const struct method *a, const struct method *b)
 	return stats(r, n).med;
 }
 
-/* The path figures again, for the peer in a deep cgroup (CG_POD, CG_NESTED). */
-static void deep_figures(const char *peer, const char *what)
+/*
+ * The path figures for one peer: @sfx "" is the client.service peer,
+ * "_pod" and "_nested" the peers in deep cgroups (CG_POD, CG_NESTED).
+ * @what names the deep peer in the figure lines.
+ */
+static void path_figures(const char *sfx, const char *what)
 {
-	char k[3][48];
+	char key[48], k_lget[48], k_lbuf[48], k_path[48], on[96] = "";
 	const struct method *path, *lget, *lbuf;
 
-	snprintf(k[0], sizeof(k[0]), "ioctl_path_%s", peer);
-	snprintf(k[1], sizeof(k[1]), "lib_get_%s", peer);
-	snprintf(k[2], sizeof(k[2]), "lib_path_buf_%s", peer);
-	path = method(k[0]);
-	lget = method(k[1]);
-	lbuf = method(k[2]);
+	snprintf(k_path, sizeof(k_path), "ioctl_path%s", sfx);
+	snprintf(k_lget, sizeof(k_lget), "lib_get%s", sfx);
+	snprintf(k_lbuf, sizeof(k_lbuf), "lib_path_buf%s", sfx);
+	path = method(k_path);
+	lget = method(k_lget);
+	lbuf = method(k_lbuf);
 	if (!path->ok)
 		return;
-	snprintf(k[0], sizeof(k[0]), "path_query_%s", peer);
-	figure(k[0], path->ratio, "path query for %s: %.2fx SO_PEERCRED (goal <= 2x)",
-	       what, path->ratio);
-	snprintf(k[1], sizeof(k[1]), "library_path_call_%s", peer);
+	if (what)
+		snprintf(on, sizeof(on), " for %s", what);
+	snprintf(key, sizeof(key), "path_query%s", sfx);
+	figure(key, path->ratio, "path query%s: %.2fx SO_PEERCRED (goal <= 2x)",
+	       on, path->ratio);
+	snprintf(key, sizeof(key), "library_path_call%s", sfx);
 	if (lget->ok)
-		figure(k[1], round_ratio(lget, path),
-		       "library path call for %s: %+.1f %% vs raw ioctl (goal <= 5 %%)",
-		       what, (round_ratio(lget, path) - 1) * 100);
-	snprintf(k[2], sizeof(k[2]), "library_path_buf_call_%s", peer);
+		figure(key, round_ratio(lget, path),
+		       "library path call%s: %+.1f %% vs raw ioctl (goal <= 5 %%)",
+		       on, (round_ratio(lget, path) - 1) * 100);
+	snprintf(key, sizeof(key), "library_path_buf_call%s", sfx);
 	if (lbuf->ok)
-		figure(k[2], round_ratio(lbuf, path),
-		       "library path call into the caller's buffer for %s: %+.1f %% vs raw ioctl (goal <= 5 %%)",
-		       what, (round_ratio(lbuf, path) - 1) * 100);
+		figure(key, round_ratio(lbuf, path),
+		       "library path call into the caller's buffer%s: %+.1f %% vs raw ioctl (goal <= 5 %%)",
+		       on, (round_ratio(lbuf, path) - 1) * 100);
 }
 
 static void query_figures(void)
 {
-	const struct method *id = method("ioctl_nopath"), *path = method("ioctl_path");
-	const struct method *lid = method("lib_get_id"), *lpath = method("lib_get");
-	const struct method *lbuf = method("lib_path_buf");
+	const struct method *id = method("ioctl_nopath"), *lid = method("lib_get_id");
 
 	if (id->ok)
 		figure("id_query", id->ratio,
 		       "id query: %.2fx SO_PEERCRED (goal <= 1.25x)", id->ratio);
-	if (path->ok)
-		figure("path_query", path->ratio,
-		       "path query: %.2fx SO_PEERCRED (goal <= 2x)", path->ratio);
 	if (id->ok && lid->ok)
 		figure("library_id_call", round_ratio(lid, id),
 		       "library id call: %+.1f %% vs raw ioctl (goal <= 5 %%)",
 		       (round_ratio(lid, id) - 1) * 100);
-	if (path->ok && lpath->ok)
-		figure("library_path_call", round_ratio(lpath, path),
-		       "library path call: %+.1f %% vs raw ioctl (goal <= 5 %%)",
-		       (round_ratio(lpath, path) - 1) * 100);
-	if (path->ok && lbuf->ok)
-		figure("library_path_buf_call", round_ratio(lbuf, path),
-		       "library path call into the caller's buffer: %+.1f %% vs raw ioctl (goal <= 5 %%)",
-		       (round_ratio(lbuf, path) - 1) * 100);
-	deep_figures("pod", "a pod's path (193 bytes in 4 names)");
-	deep_figures("nested", "a nested pod's path (322 bytes in 7 names)");
+	path_figures("", NULL);
+	path_figures("_pod", "a pod's path (193 bytes in 4 names)");
+	path_figures("_nested", "a nested pod's path (322 bytes in 7 names)");
 	for (size_t i = 1; i < NMETHODS; i++) {
 		char key[48];
 
