@@ -18,6 +18,7 @@
 #include <linux/uaccess.h>
 #include <net/af_unix.h>
 #include <net/sock.h>
+#include <asm/word-at-a-time.h>
 
 #include <linux/peercgroup.h>
 
@@ -26,9 +27,10 @@
 
 /*
  * Most paths fit on the stack (a Kubernetes BestEffort pod under the
- * systemd driver is 193 bytes); a longer one gets a buffer of its size.
+ * systemd driver is 193 bytes, 322 on a node that kind runs in a
+ * container); a longer one gets a buffer of its size.
  */
-#define PCG_PATH_ONSTACK 256
+#define PCG_PATH_ONSTACK 512
 
 /*
  * Copy in a struct that starts with its own size (copy_struct_from_user
@@ -141,6 +143,32 @@ static const char *pcg_cgroup_name(const struct cgroup *cgrp)
 	return compat_kernfs_fixed_name(cgrp->kn);
 }
 
+/*
+ * strlen() a word at a time: the walk's cost is mostly its bytes, and a
+ * byte loop takes three instructions for each.  Only aligned words are
+ * read past the first one, so no read crosses into a page the name does
+ * not reach; read_word_at_a_time() tells KASAN about the first byte only,
+ * as for strscpy(), which reads names the same way.
+ */
+static size_t pcg_name_len(const char *name)
+{
+	const struct word_at_a_time constants = WORD_AT_A_TIME_CONSTANTS;
+	const char *s = name;
+	unsigned long word, bits;
+
+	for (; !IS_ALIGNED((unsigned long)s, sizeof(word)); s++)
+		if (!*s)
+			return s - name;
+	for (;; s += sizeof(word)) {
+		word = read_word_at_a_time(s);
+		if (has_zero(word, &bits, &constants)) {
+			bits = prep_zero_mask(word, bits, &constants);
+			bits = create_zero_mask(bits);
+			return s - name + find_zero(bits);
+		}
+	}
+}
+
 /* Both in one hierarchy: the walk ends at its root at the latest. */
 static struct cgroup *pcg_common_ancestor(struct cgroup *a, struct cgroup *b)
 {
@@ -172,7 +200,7 @@ static size_t pcg_walk_path(char *buf, size_t size, struct cgroup *cgrp,
 	buf[end] = '\0';
 	for (c = cgrp; c != common && len < PATH_MAX; c = cgroup_parent(c)) {
 		const char *name = pcg_cgroup_name(c);
-		size_t n = strlen(name);
+		size_t n = pcg_name_len(name);
 
 		len += 1 + n;
 		if (len < size) {
@@ -227,7 +255,12 @@ static int pcg_format_path(struct cgroup *cgrp, struct cgroup *ns_root,
 {
 	struct cgroup *common = pcg_common_ancestor(cgrp, ns_root);
 	size_t len, ups = ns_root->level - common->level;
-	char onstack[PCG_PATH_ONSTACK];
+	/*
+	 * Not cleared under INIT_STACK_ALL_ZERO (a rep stos over all of it
+	 * on every query): only bytes the walk and pcg_put_path() wrote
+	 * are copied out.
+	 */
+	char onstack[PCG_PATH_ONSTACK] __uninitialized;
 	char *buf;
 	int err;
 
@@ -275,7 +308,7 @@ static bool pcg_peer_visible(struct cgroup *cgrp, struct cgroup *ns_root,
 
 static long pcg_ioctl_query(void __user *uarg)
 {
-	struct peercgroup_query q;
+	struct peercgroup_query q __uninitialized;	/* pcg_copy_in() fills it */
 	const struct sock *peer;
 	struct cgroup *cgrp, *ns_root;
 	struct socket *sock;

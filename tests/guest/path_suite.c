@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Path lengths at every boundary: the module's buffers (256 on the stack,
+ * Path lengths at every boundary: the module's buffers (512 on the stack,
  * PATH_MAX + 1 on the heap), the kernel's truncating formatters
  * (scnprintf on 6.1+, strlcpy on 5.10), powers of two and PATH_MAX.
  * Every answer is compared with the kernel's own truth: /proc/PID/cgroup
@@ -687,8 +687,14 @@ static void p_cgroup_namespace(void)
 		{ "254", 9, 224 },
 		{ "255", 9, 225 },
 		{ "256", 9, 226 },
-		/* the "/.." part alone overflows the stack buffer (E2BIG on 6.1+) */
+		/* the module's stack buffer */
+		{ "510", 9, 480 },
+		{ "511", 9, 481 },
+		{ "512", 9, 482 },
+		/* the "/.." part alone overflows a 256-byte buffer (E2BIG on 6.1+) */
 		{ "dotdot 300", 99, 20 },
+		/* ... and the module's stack buffer */
+		{ "dotdot 600", 199, 20 },
 		{ "4095", 99, 3795 },
 		{ "4096", 99, 3796 },
 		/* the "/.." part alone is longer than PATH_MAX */
