@@ -156,4 +156,13 @@ compat_kmem_cache_typesafe_by_rcu(const char *name, unsigned int size,
 #define compat_kernfs_fixed_name(kn) ((const char *)(kn)->name)
 #endif
 
+/*
+ * Stack buffers that INIT_STACK_ALL_ZERO must not clear on every call.
+ * Headers without the attribute (Debian's 5.10.223 has it) get an
+ * empty one: the buffers are then cleared, which is only slower.
+ */
+#ifndef __uninitialized
+#define __uninitialized
+#endif
+
 #endif /* PEERCGROUP_COMPAT_H */
