@@ -35,12 +35,20 @@ debug_locked() {
 			(cd "$tree" && scripts/kconfig/merge_config.sh -m .config "$DEBUG_FRAGMENT") &&
 			"${mk[@]}" olddefconfig
 	} >"$log" 2>&1 || { tail -30 "$log" >&2; die "$K_NAME debug kernel: configuration failed"; }
-	# every "=y" of the fragment must have survived olddefconfig (a missing dependency drops it)
-	local line bad=()
+	# the fragment must hold in the final .config: olddefconfig drops an "=y" whose
+	# dependency is missing, and turns an "is not set" back on if something selects it
+	local line opt bad=()
 	while read -r line; do
-		grep -qx "$line" "$tree/.config" || bad+=("$line")
-	done < <(grep -E '^CONFIG_[A-Z0-9_]+=y$' "$DEBUG_FRAGMENT")
-	((${#bad[@]} == 0)) || die "$K_NAME debug kernel: not in the final .config: ${bad[*]}"
+		case $line in
+		CONFIG_*) grep -qx "$line" "$tree/.config" || bad+=("not $line") ;;
+		*)
+			opt=${line#\# }
+			opt=${opt% is not set}
+			! grep -q "^$opt=" "$tree/.config" || bad+=("$opt on")
+			;;
+		esac
+	done < <(grep -E '^(CONFIG_[A-Z0-9_]+=y|# CONFIG_[A-Z0-9_]+ is not set)$' "$DEBUG_FRAGMENT")
+	((${#bad[@]} == 0)) || die "$K_NAME debug kernel: the fragment does not hold: ${bad[*]}"
 	note "$K_NAME debug kernel: make -j$(nproc) bzImage modules (log: $log)"
 	start=$(date +%s)
 	"${mk[@]}" -j"$(nproc)" bzImage modules >>"$log" 2>&1 ||
