@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +57,8 @@ static int check_socket(int sockfd)
 	return v ? -ENOTCONN : 0;
 }
 
-/* "0::/path" from /proc/PID/cgroup.  *path is malloc()ed. */
-static int read_proc_cgroup(pid_t pid, char **path, unsigned int *flags)
+/* "0::/path" from /proc/PID/cgroup, as printed.  *path is malloc()ed. */
+static int read_proc_cgroup(pid_t pid, char **path)
 {
 	char fn[64], *line = NULL;
 	size_t cap = 0;
@@ -70,18 +71,10 @@ static int read_proc_cgroup(pid_t pid, char **path, unsigned int *flags)
 	if (!f)
 		return errno == ENOENT ? -ESRCH : -errno;
 	while ((n = getline(&line, &cap, f)) > 0) {
-		static const char deleted[] = " (deleted)";
-		size_t dl = sizeof(deleted) - 1;
-
 		if (strncmp(line, "0::", 3) != 0)
 			continue;
 		if (line[n - 1] == '\n')
 			line[--n] = '\0';
-		/* cgroup v2 marks removed cgroups like this in /proc. */
-		if ((size_t)n > 3 + dl && !strcmp(line + n - dl, deleted)) {
-			line[n - dl] = '\0';
-			*flags |= PEERCGROUP_INFO_CGROUP_REMOVED;
-		}
 		*path = strdup(line + 3);
 		r = *path ? 0 : -ENOMEM;
 		break;
@@ -91,26 +84,102 @@ static int read_proc_cgroup(pid_t pid, char **path, unsigned int *flags)
 	return r;
 }
 
-/* The cgroup2 inode number is the cgroup id; 0 if we cannot see it. */
-static uint64_t cgroup_id_of(const char *path)
+/*
+ * Where this process sees the cgroup v2 tree from its own cgroup
+ * namespace's root, or NULL.  A cgroup2 mount's root in
+ * /proc/self/mountinfo is relative to the reader's namespace, so "/" is
+ * exactly that root; a mount of another part of the tree (the host's,
+ * seen from a container) would put another cgroup at a path.
+ */
+static const char *cgroup2_mount(void)
 {
 	static const char *const mnts[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+	bool usable[2] = { false, false };
+	char *line = NULL;
+	size_t cap = 0, i;
+	FILE *f;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return NULL;
+	while (getline(&line, &cap, f) > 0) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - FSTYPE ... */
+		char *field[5], *sep = strstr(line, " - "), *save = NULL, *p = line;
+		int n;
+
+		if (!sep)
+			continue;
+		*sep = '\0';
+		for (n = 0; n < 5 && (field[n] = strtok_r(p, " ", &save)); n++)
+			p = NULL;
+		if (n < 5)
+			continue;
+		/* The last mount on a mount point is the one seen there. */
+		for (i = 0; i < 2; i++)
+			if (!strcmp(field[4], mnts[i]))
+				usable[i] = !strcmp(field[3], "/") &&
+					    !strncmp(sep + 3, "cgroup2 ", 8);
+	}
+	free(line);
+	fclose(f);
+	for (i = 0; i < 2; i++)
+		if (usable[i])
+			return mnts[i];
+	return NULL;
+}
+
+/*
+ * The id of the cgroup at namespace-relative @path: 0 and *@id, -ENOENT
+ * if this process can see that no such cgroup exists, or another
+ * negative errno if it cannot look.
+ */
+static int cgroup_lookup(const char *path, uint64_t *id)
+{
+	const char *mnt;
 	struct statfs sf;
 	struct stat st;
 	char *fn;
-	size_t i;
-	uint64_t id = 0;
+	int r;
 
-	for (i = 0; i < sizeof(mnts) / sizeof(mnts[0]) && !id; i++) {
-		if (statfs(mnts[i], &sf) < 0 || sf.f_type != CGROUP2_MAGIC)
-			continue;
-		if (asprintf(&fn, "%s%s", mnts[i], path) < 0)
-			return 0;
-		if (stat(fn, &st) == 0 && S_ISDIR(st.st_mode))
-			id = st.st_ino;
-		free(fn);
+	/* "/.." leads out of this namespace's tree: no mount here shows it. */
+	if (!strncmp(path, "/..", 3) && (path[3] == '/' || !path[3]))
+		return -EXDEV;
+	mnt = cgroup2_mount();
+	if (!mnt || statfs(mnt, &sf) < 0 || sf.f_type != CGROUP2_MAGIC)
+		return -ENOMEDIUM;
+	if (asprintf(&fn, "%s%s", mnt, path) < 0)
+		return -ENOMEM;
+	r = stat(fn, &st) < 0 ? -errno : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	free(fn);
+	if (r == 0)
+		*id = st.st_ino;
+	return r;
+}
+
+/*
+ * Fill in the id of info->path, as /proc printed it.  /proc marks a
+ * removed cgroup by appending " (deleted)", but a live cgroup may be
+ * named so too: only a cgroup this process can see is missing is taken
+ * as removed.  (Only an exiting peer is still in a removed cgroup: one
+ * that has tasks cannot be removed.)
+ */
+static int settle_path(struct peercgroup_info *info)
+{
+	static const char marker[] = " (deleted)";
+	size_t ml = sizeof(marker) - 1, n = strlen(info->path);
+	uint64_t id = 0;
+	int r = cgroup_lookup(info->path, &id);
+
+	if (n <= ml || strcmp(info->path + n - ml, marker) != 0) {
+		info->cgroup_id = r == 0 ? id : 0;
+		return 0;
 	}
-	return id;
+	if (r != -ENOENT)
+		return -ESRCH;	/* removed, or live and so named: no answer beats a guess */
+	info->path[n - ml] = '\0';
+	info->flags |= PEERCGROUP_INFO_CGROUP_REMOVED;
+	info->cgroup_id = 0;
+	return 0;
 }
 
 #ifdef SO_PEERPIDFD
@@ -147,7 +216,10 @@ PCG_HIDDEN int pcg_get_live(int sockfd, unsigned int flags, struct peercgroup_in
 		pidfd = -1;
 		if (errno == ENODATA || errno == ENOTCONN)
 			return -ENOTCONN;
-		if (errno != ENOPROTOOPT && errno != EINVAL)
+		/* 6.5 to 6.15 make no pidfd for a peer already reaped */
+		if (errno == EINVAL)
+			return -ESRCH;
+		if (errno != ENOPROTOOPT)
 			return -errno;
 		/* else: kernel < 6.5, fall back to SO_PEERCRED */
 	}
@@ -167,17 +239,23 @@ PCG_HIDDEN int pcg_get_live(int sockfd, unsigned int flags, struct peercgroup_in
 		r = -ESRCH;
 		goto out;
 	}
-	r = read_proc_cgroup(info->pid, &info->path, &info->flags);
+	r = read_proc_cgroup(info->pid, &info->path);
 	if (r < 0)
 		goto out;
-	/* The pid could have been recycled while we read /proc; the pidfd
-	 * still refers to the original process and tells whether it lives. */
-	if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0) {
+	/*
+	 * The pid could have been recycled while we read /proc; the pidfd
+	 * still refers to the original process and tells whether it lives.
+	 * EPERM (a peer we may not signal) also says it does.
+	 */
+	if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 &&
+	    errno != EPERM) {
 		r = -ESRCH;
 		goto out;
 	}
+	r = settle_path(info);
+	if (r < 0)
+		goto out;
 	info->path_len = strlen(info->path);
-	info->cgroup_id = cgroup_id_of(info->path);
 	info->flags |= PEERCGROUP_INFO_LIVE;
 	if (flags & PEERCGROUP_GET_NO_PATH) {
 		free(info->path);

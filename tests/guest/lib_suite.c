@@ -7,6 +7,7 @@
  */
 #include "guest.h"
 
+#include <grp.h>
 #include <limits.h>
 
 #include "peercgroup.h"
@@ -106,6 +107,209 @@ static void t_live_answer(void)
 	CHECK_INT(0, peercgroup_get(fd, 0, &info));
 	CHECK_STR("/" CG_CLIENT, info.path);
 	peercgroup_info_free(&info);
+}
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77		/* Linux 6.5, asm-generic */
+#endif
+
+/* Does this kernel give pidfds of peers (SO_PEERPIDFD, 6.5)? */
+static bool have_peerpidfd(void)
+{
+	socklen_t len = sizeof(int);
+	int sv[2], pidfd;
+	bool have;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return false;
+	have = getsockopt(sv[0], SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0;
+	if (have)
+		close(pidfd);
+	close(sv[0]);
+	close(sv[1]);
+	return have;
+}
+
+/* A process that waits to be killed, with pid @pid, born in cgroup @cg. */
+static pid_t spawn_with_pid(pid_t pid, const char *cg)
+{
+	struct {	/* struct clone_args up to .cgroup (CLONE_ARGS_SIZE_VER2) */
+		uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
+		uint64_t stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+	} args = { .exit_signal = SIGCHLD, .set_tid_size = 1 };
+	char dir[PATH_MAX];
+	long r;
+	int cfd;
+
+	snprintf(dir, sizeof(dir), CGROOT "/%s", cg);
+	cfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cfd < 0)
+		return -1;
+	args.flags = 0x200000000ULL;	/* CLONE_INTO_CGROUP */
+	args.cgroup = (uint64_t)cfd;
+	args.set_tid = (uintptr_t)&pid;
+	r = syscall(SYS_clone3, &args, sizeof(args));
+	if (r == 0)
+		for (;;)
+			pause();
+	close(cfd);
+	return (pid_t)r;
+}
+
+/*
+ * A live answer about a peer that was reaped, its pid now another
+ * process's: never that process's cgroup as the peer's.  A kernel with
+ * SO_PEERPIDFD knows the peer is gone (6.5 to 6.15 by refusing it a
+ * pidfd); on older ones the documented /proc route may be fooled, but
+ * must not claim a pidfd.
+ */
+static void t_live_recycled_pid(void)
+{
+	struct peercgroup_info info;
+	struct client c;
+	char name[64];
+	pid_t peer, again;
+	int lfd, fd, r;
+
+	SYS(lfd = serve(SOCK_STREAM, name, sizeof(name)));
+	SYS(cg_create("lib-recycled"));
+	SYS(client_start(&c, CG_CLIENT, name, SOCK_STREAM));
+	SYS(fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+	peer = c.pid;
+	client_stop(&c);		/* exits and is reaped: its pid is free */
+	SYS(again = spawn_with_pid(peer, "lib-recycled"));
+	defer_kill(again);
+	CHECK_INT(peer, again);
+	r = peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info);
+	if (have_peerpidfd())
+		CHECK_INT(-ESRCH, r);
+	else
+		CHECK(r == -ESRCH || (r == 0 && !(info.flags & PEERCGROUP_INFO_PIDFD)),
+		      "r %d, flags %#x: a pidfd claimed without SO_PEERPIDFD", r, info.flags);
+	peercgroup_info_free(&info);
+}
+
+/* A server that may not signal its peer still gets the live answer. */
+static void live_as_nobody(void *arg)
+{
+	struct peercgroup_info info;
+	int fd = *(int *)arg;
+
+	SYS(setgroups(0, NULL));
+	SYS(setresgid(65534, 65534, 65534));
+	SYS(setresuid(65534, 65534, 65534));
+	CHECK_INT(0, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
+	CHECK_STR("/" CG_CLIENT, info.path);
+	CHECK_INT(cg_id(CG_CLIENT), info.cgroup_id);
+	CHECK_INT(have_peerpidfd(), !!(info.flags & PEERCGROUP_INFO_PIDFD));
+	peercgroup_info_free(&info);
+}
+
+static void t_live_peer_of_another_uid(void)
+{
+	struct client c;
+	char name[64];
+	int lfd, fd;
+
+	SYS(lfd = serve(SOCK_STREAM, name, sizeof(name)));
+	SYS(client_start(&c, CG_CLIENT, name, SOCK_STREAM));
+	SYS(fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+	t_in_child(live_as_nobody, &fd);
+}
+
+/*
+ * /proc marks a removed cgroup with " (deleted)", which a live cgroup's
+ * name may also end in.  A peer in a removed cgroup (only an exiting one
+ * can be) is answered as such; a peer in a live cgroup so named, next to
+ * one named without it, is not answered at all rather than as the other.
+ */
+static void t_live_removed_cgroup(void)
+{
+	struct peercgroup_info info;
+	struct client c;
+	siginfo_t si;
+	char name[64];
+	int lfd, fd;
+
+	SYS(lfd = serve(SOCK_STREAM, name, sizeof(name)));
+	SYS(cg_create("lib-gone"));
+	SYS(client_start(&c, "lib-gone", name, SOCK_STREAM));
+	SYS(fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(kill(c.pid, SIGKILL));
+	SYS(waitid(P_PID, c.pid, &si, WEXITED | WNOWAIT));	/* a zombie, in lib-gone */
+	SYS(cg_remove("lib-gone"));
+	CHECK_INT(0, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
+	CHECK_STR("/lib-gone", info.path);
+	CHECK(info.flags & PEERCGROUP_INFO_CGROUP_REMOVED, "flags %#x", info.flags);
+	CHECK_INT(0, info.cgroup_id);
+	peercgroup_info_free(&info);
+}
+
+static void t_live_deleted_in_a_name(void)
+{
+	struct peercgroup_info info;
+	struct client c;
+	char name[64];
+	int lfd, fd;
+
+	SYS(lfd = serve(SOCK_STREAM, name, sizeof(name)));
+	SYS(cg_create("lib-svc"));
+	SYS(cg_create("lib-svc (deleted)"));
+	SYS(client_start(&c, "lib-svc (deleted)", name, SOCK_STREAM));
+	SYS(fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+	CHECK_INT(-ESRCH, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
+	CHECK_INT(0, peercgroup_get(fd, 0, &info));	/* the record is exact */
+	CHECK_STR("/lib-svc (deleted)", info.path);
+	CHECK_INT(cg_id("lib-svc (deleted)"), info.cgroup_id);
+	peercgroup_info_free(&info);
+}
+
+/*
+ * In a cgroup namespace, under the host's /sys/fs/cgroup mount: the path
+ * is the namespace's, so the id is the peer's cgroup's or 0, never that
+ * of the host cgroup the same path names, nor anything for "/..".
+ */
+struct ns_peers {
+	int inside, above;
+	uint64_t inside_id;
+};
+
+static void live_in_cgroup_ns(void *arg)
+{
+	struct ns_peers *p = arg;
+	struct peercgroup_info info;
+
+	SYS(cg_move("lib-nsroot", 0));
+	SYS(unshare(CLONE_NEWCGROUP));
+	CHECK_INT(0, peercgroup_get(p->inside, PEERCGROUP_GET_LIVE, &info));
+	CHECK_STR("/lib-decoy", info.path);
+	CHECK(info.cgroup_id == 0 || info.cgroup_id == p->inside_id,
+	      "id %llu is not the peer's cgroup's (%llu)",
+	      (unsigned long long)info.cgroup_id, (unsigned long long)p->inside_id);
+	peercgroup_info_free(&info);
+	CHECK_INT(0, peercgroup_get(p->above, PEERCGROUP_GET_LIVE, &info));
+	CHECK_STR("/..", info.path);
+	CHECK_INT(0, info.cgroup_id);
+	peercgroup_info_free(&info);
+}
+
+static void t_live_in_cgroup_namespace(void)
+{
+	struct client in, up;
+	struct ns_peers p;
+	char name[64];
+	int lfd;
+
+	SYS(lfd = serve(SOCK_STREAM, name, sizeof(name)));
+	SYS(cg_create("lib-decoy"));
+	SYS(cg_create("lib-nsroot"));
+	SYS(cg_create("lib-nsroot/lib-decoy"));
+	p.inside_id = cg_id("lib-nsroot/lib-decoy");
+	SYS(client_start(&in, "lib-nsroot/lib-decoy", name, SOCK_STREAM));
+	SYS(p.inside = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(client_start(&up, "", name, SOCK_STREAM));
+	SYS(p.above = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+	t_in_child(live_in_cgroup_ns, &p);
 }
 
 /* Both ends of a socketpair name its creator, whoever holds them later. */
@@ -225,6 +429,11 @@ int main(int argc, char **argv)
 	RUN(t_seqpacket_accept_side);
 	RUN(t_client_side_names_listener);
 	RUN(t_live_answer);
+	RUN(t_live_recycled_pid);
+	RUN(t_live_peer_of_another_uid);
+	RUN(t_live_removed_cgroup);
+	RUN(t_live_deleted_in_a_name);
+	RUN(t_live_in_cgroup_namespace);
 	RUN(t_socketpair_names_creator);
 	RUN(t_errors);
 	RUN(t_module_absent_enopkg);
