@@ -9,6 +9,7 @@
 package peercgroup
 
 import (
+	"math"
 	"net"
 	"runtime"
 	"strings"
@@ -114,7 +115,8 @@ func get(sockfd int, opts []Option) (Info, syscall.Errno) {
 	if o&^NoPath != 0 {
 		return Info{}, unix.EINVAL
 	}
-	if sockfd < 0 {
+	// The ABI's sockfd is 32 bits: a larger int would name another fd.
+	if sockfd < 0 || sockfd > math.MaxInt32 {
 		return Info{}, unix.EBADF
 	}
 	dfd, e := device()

@@ -88,7 +88,7 @@ def get(sock_or_fd, *, no_path=False):
     PeercgroupError with errno EBADF, ENOTSOCK, EAFNOSUPPORT, EOPNOTSUPP.
     """
     fd = _fileno(sock_or_fd)
-    if fd < 0:
+    if not 0 <= fd <= 0x7FFFFFFF:  # the ABI's sockfd is 32 bits
         raise PeercgroupError(_errno.EBADF)
     cgroup_id, path, pid, flags = _device.query(fd, no_path)
     return Info(cgroup_id, None if path is None else _os.fsdecode(path), pid, _FLAGS[flags & 3])

@@ -68,7 +68,7 @@ def test_device_errors(pair, tmp_path, device, cls):
 
 
 def test_bad_arguments(pair):
-    for bad in (-1, object(), "3"):
+    for bad in (-1, object(), "3", 2**31, 2**32 + pair[0].fileno()):
         with pytest.raises(peercgroup.PeercgroupError) as e:
             peercgroup.get(bad)
         assert e.value.errno == errno.EBADF
