@@ -37,20 +37,32 @@ static struct pcg_dev_cache cache_fallback;
 PCG_HIDDEN struct pcg_dev_cache *_Atomic pcg_dev_fast;
 static int dev_fd = -1;			/* what this process (or a parent) opened */
 static pid_t dev_pid;			/* who opened it (fallback only) */
+static dev_t dev_rdev;			/* what it is, to know it again */
+static ino_t dev_ino;
 static const char default_path[] = PEERCGROUP_DEVICE_PATH;
 static const char *dev_path = default_path;
 
 static void atfork_prepare(void) { pthread_mutex_lock(&dev_lock); }
 static void atfork_parent(void) { pthread_mutex_unlock(&dev_lock); }
 
+/* Is @fd still the device this process opened? */
+static int is_our_device(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) &&
+	       st.st_rdev == dev_rdev && st.st_ino == dev_ino;
+}
+
 /*
- * fork() (not _Fork()) runs this in the child before returning there, so
- * dev_fd is certainly still the inherited device and closing it is safe.
+ * fork() (not _Fork()) runs this in the child before returning there.
+ * The inherited descriptor is closed only if it is still the device: a
+ * program that closed it (closefrom()) may have reused the number.
  */
 static void atfork_child(void)
 {
 	atomic_store_explicit(&cache->fd_plus_one, 0, memory_order_relaxed);
-	if (dev_fd >= 0)
+	if (dev_fd >= 0 && is_our_device(dev_fd))
 		close(dev_fd);
 	dev_fd = -1;
 	pthread_mutex_unlock(&dev_lock);
@@ -143,6 +155,8 @@ static int open_locked(void)
 	}
 	dev_fd = fd;
 	dev_pid = getpid();
+	dev_rdev = st.st_rdev;
+	dev_ino = st.st_ino;
 	cache->query_flags = v.query_flags;
 	atomic_store_explicit(&cache->fd_plus_one, fd + 1, memory_order_release);
 	return fd;
@@ -167,6 +181,27 @@ PCG_HIDDEN int pcg_device_slow(unsigned int *query_flags)
 	if (fd >= 0 && query_flags)
 		*query_flags = cache->query_flags;
 	return fd;
+}
+
+/*
+ * A query on *@fd (from pcg_device()) failed.  Returns 1 if *@fd is still
+ * the device: the error was the query's.  If not, because the program
+ * closed it behind the library's back, forgets it (never closes it: the
+ * number may be the program's now), opens the device again into *@fd and
+ * returns 0, or returns the error of opening it.
+ */
+PCG_HIDDEN int pcg_device_recheck(int *fd)
+{
+	if (is_our_device(*fd))
+		return 1;
+	pthread_mutex_lock(&dev_lock);
+	if (atomic_load_explicit(&cache->fd_plus_one, memory_order_relaxed) == *fd + 1) {
+		atomic_store_explicit(&cache->fd_plus_one, 0, memory_order_relaxed);
+		dev_fd = -1;
+	}
+	pthread_mutex_unlock(&dev_lock);
+	*fd = pcg_device(NULL);
+	return *fd < 0 ? *fd : 0;
 }
 
 PCG_HIDDEN int pcg_device_wipes_on_fork(void)

@@ -66,6 +66,9 @@ static inline int pcg_ioctl(int fd, unsigned long req, void *arg)
 	return r < 0 ? -errno : 0;
 }
 
+/* device.c: after a failed query on *@fd, is it still the device?  (see there) */
+PCG_HIDDEN int pcg_device_recheck(int *fd);
+
 /* device.c: 1 if the cached fd is wiped in fork children (MADV_WIPEONFORK). */
 PCG_HIDDEN int pcg_device_wipes_on_fork(void);
 

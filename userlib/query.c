@@ -41,16 +41,29 @@ PCG_HIDDEN int pcg_map_query_errno(int e)
 static inline int query(int fd, int sockfd, unsigned int qflags, char *buf,
 			size_t size, struct peercgroup_query *q)
 {
-	int r;
+	int retried = 0, again, r;
 
-	memset(q, 0, sizeof(*q));
-	q->size = sizeof(*q);
-	q->flags = qflags;
-	q->sockfd = sockfd;
-	q->path_size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
-	q->path = (uintptr_t)buf;
-	r = pcg_ioctl(fd, PEERCGROUP_IOC_QUERY, q);
-	return r < 0 ? pcg_map_query_errno(-r) : 0;
+	for (;;) {
+		memset(q, 0, sizeof(*q));
+		q->size = sizeof(*q);
+		q->flags = qflags;
+		q->sockfd = sockfd;
+		q->path_size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+		q->path = (uintptr_t)buf;
+		r = pcg_ioctl(fd, PEERCGROUP_IOC_QUERY, q);
+		if (r == 0)
+			return 0;
+		/* What a closed or foreign descriptor answers: still ours? */
+		if (retried || (r != -EBADF && r != -ENOTTY && r != -EINVAL))
+			break;
+		again = pcg_device_recheck(&fd);
+		if (again > 0)
+			break;		/* the device's own answer */
+		if (again < 0)
+			return again;	/* it cannot be opened again */
+		retried = 1;
+	}
+	return pcg_map_query_errno(-r);
 }
 
 /*

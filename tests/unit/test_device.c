@@ -56,8 +56,15 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	struct stat st;
 
 	/* Only ever the device the test named (a character device). */
-	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode))
+	if (fstat(fd, &st) < 0) {
+		errno = EBADF;		/* as the kernel: no such descriptor */
+		return -1;
+	}
+	if (!S_ISCHR(st.st_mode)) {
 		__atomic_add_fetch(&fake.wrong_file, 1, __ATOMIC_SEQ_CST);
+		errno = ENOTTY;		/* as any file but a device would */
+		return -1;
+	}
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
@@ -563,6 +570,63 @@ static void wait_ok(pid_t pid)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/*
+ * The program closes the library's descriptor (closefrom(), a daemon's
+ * loop) and a file of its own takes the number: the next query opens the
+ * device again and answers; the program's file stays open.  Only that one
+ * query reaches the file, which the library cannot know before it asks.
+ */
+static void test_program_closed_device(void **state)
+{
+	struct peercgroup_info info;
+	struct stat st;
+	int devfd, other;
+
+	(void)state;
+	open_in_parent(&devfd);
+	close(devfd);
+	other = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(other, devfd);
+	assert_int_equal(peercgroup_get(3, 0, &info), 0);
+	assert_string_equal(info.path, "/system.slice/sshd.service");
+	peercgroup_info_free(&info);
+	assert_int_equal(fake.version_calls, 2);	/* opened again, once */
+	assert_int_equal(fake.wrong_file, 1);
+	assert_int_equal(fstat(other, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	/* closed and not reused: EBADF is the descriptor's, not the socket's */
+	devfd = device_fd();
+	assert_true(devfd >= 0 && devfd != other);
+	close(devfd);
+	assert_int_equal(peercgroup_get(3, 0, &info), 0);
+	peercgroup_info_free(&info);
+	assert_int_equal(fake.version_calls, 3);
+	assert_int_equal(fake.wrong_file, 1);
+	/* the module's own EBADF (a bad socket) is passed on, after one check */
+	fake.query_errno = EBADF;
+	assert_int_equal(peercgroup_get(3, 0, &info), -EBADF);
+	assert_int_equal(fake.version_calls, 3);
+	close(other);
+}
+
+/* A fork child never closes a descriptor the program reused. */
+static void test_fork_keeps_program_fd(void **state)
+{
+	int devfd, other;
+	pid_t pid;
+
+	(void)state;
+	open_in_parent(&devfd);
+	close(devfd);
+	other = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(other, devfd);
+	pid = fork();
+	if (pid == 0)
+		_exit(fcntl(other, F_GETFD) < 0 ? 1 : 0);
+	wait_ok(pid);
+	close(other);
+}
+
 static void test_underscore_fork(void **state)
 {
 	int devfd;
@@ -790,6 +854,7 @@ int main(void)
 		T(test_module_absent), T(test_version), T(test_abi_mismatch),
 		T(test_bad_args), T(test_open_once), T(test_threads),
 		T(test_fork_reopens), T(test_underscore_fork), T(test_raw_clone),
+		T(test_program_closed_device), T(test_fork_keeps_program_fd),
 		T(test_vfork_exec), T(test_getters), T(test_open_device),
 		T(test_strerror), T(test_live),
 	};
