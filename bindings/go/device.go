@@ -63,7 +63,7 @@ func device() (int, syscall.Errno) {
 	}
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
-		return -1, mapOpenErrno(err.(syscall.Errno))
+		return -1, mapOpenErrno(err.(syscall.Errno), path == devicePath && moduleLoaded())
 	}
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFCHR {
@@ -117,4 +117,11 @@ func ModuleInfo() (Module, error) {
 		name = name[:i]
 	}
 	return Module{v.ABIVersion, v.Features, v.QueryFlags, v.QuerySize, string(name)}, nil
+}
+
+// moduleLoaded: the module's sysfs directory exists, even when this
+// process cannot see or open the device node (a sandbox).
+func moduleLoaded() bool {
+	var st unix.Stat_t
+	return unix.Stat("/sys/module/peercgroup", &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
 }

@@ -60,6 +60,8 @@ func message(e syscall.Errno) string {
 	switch e {
 	case unix.ENOPKG:
 		return "peercgroup kernel module is not loaded (no /dev/peercgroup)"
+	case unix.ENODEV:
+		return "peercgroup module is loaded but /dev/peercgroup is not visible here"
 	case unix.EACCES:
 		return "permission denied opening /dev/peercgroup"
 	case unix.EPROTO:
@@ -86,10 +88,16 @@ func message(e syscall.Errno) string {
 	return e.Error()
 }
 
-// errno of open("/dev/peercgroup") -> the library's errno.
-func mapOpenErrno(e syscall.Errno) syscall.Errno {
+// errno of open("/dev/peercgroup") -> the library's errno; loaded: the
+// module's sysfs directory exists, so a missing node is hidden from us.
+func mapOpenErrno(e syscall.Errno, loaded bool) syscall.Errno {
 	switch e {
-	case unix.ENOENT, unix.ENXIO, unix.ENODEV:
+	case unix.ENOENT:
+		if loaded {
+			return unix.ENODEV
+		}
+		return unix.ENOPKG
+	case unix.ENXIO, unix.ENODEV:
 		return unix.ENOPKG
 	case unix.EPERM, unix.EACCES:
 		return unix.EACCES

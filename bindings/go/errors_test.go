@@ -19,9 +19,16 @@ func TestOpenErrnoMapping(t *testing.T) {
 		unix.ENOENT: unix.ENOPKG, unix.ENXIO: unix.ENOPKG, unix.ENODEV: unix.ENOPKG,
 		unix.EPERM: unix.EACCES, unix.EACCES: unix.EACCES, unix.EMFILE: unix.EMFILE,
 	} {
-		if got := mapOpenErrno(in); got != want {
+		if got := mapOpenErrno(in, false); got != want {
 			t.Errorf("open %v -> %v, want %v", in, got, want)
 		}
+	}
+	// No node, but the module is loaded: hidden from this process, as in C.
+	if got := mapOpenErrno(unix.ENOENT, true); got != unix.ENODEV {
+		t.Errorf("open ENOENT, module loaded -> %v, want ENODEV", got)
+	}
+	if got := mapOpenErrno(unix.ENXIO, true); got != unix.ENOPKG {
+		t.Errorf("open ENXIO, module loaded -> %v, want ENOPKG", got)
 	}
 }
 

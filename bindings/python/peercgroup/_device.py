@@ -55,6 +55,12 @@ def _version(fd):
     return v
 
 
+def _module_loaded():
+    """The module's sysfs directory exists, even when this process cannot
+    see or open the device node (a sandbox)."""
+    return os.path.isdir("/sys/module/peercgroup")
+
+
 def device():
     """The open device descriptor; raises if there is none (not cached)."""
     global _fd, _query_flags
@@ -67,7 +73,7 @@ def device():
         try:
             fd = os.open(_path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOCTTY)
         except OSError as e:
-            raise error(map_open_errno(e.errno)) from None
+            raise error(map_open_errno(e.errno, _path == _abi.DEVICE_PATH and _module_loaded())) from None
         try:
             if not stat.S_ISCHR(os.fstat(fd).st_mode):
                 raise error(errno.ENOPKG)  # a stray file, not a device node

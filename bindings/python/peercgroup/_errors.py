@@ -6,6 +6,7 @@ import errno as _errno
 # daemons log the same words.
 _MESSAGES = {
     _errno.ENOPKG: "peercgroup kernel module is not loaded (no /dev/peercgroup)",
+    _errno.ENODEV: "peercgroup module is loaded but /dev/peercgroup is not visible here",
     _errno.EACCES: "permission denied opening /dev/peercgroup",
     _errno.EPROTO: "peercgroup module speaks an incompatible ABI",
     _errno.ENODATA: "no cgroup record for this connection (made before the module was loaded?)",
@@ -74,9 +75,12 @@ def error(err):
     return cls() if cls else PeercgroupError(err)
 
 
-def map_open_errno(e):
-    """errno of open("/dev/peercgroup") -> the library's errno."""
-    if e in (_errno.ENOENT, _errno.ENXIO, _errno.ENODEV):
+def map_open_errno(e, loaded=False):
+    """errno of open("/dev/peercgroup") -> the library's errno; loaded: the
+    module's sysfs directory exists, so a missing node is hidden from us."""
+    if e == _errno.ENOENT:
+        return _errno.ENODEV if loaded else _errno.ENOPKG
+    if e in (_errno.ENXIO, _errno.ENODEV):
         return _errno.ENOPKG
     if e in (_errno.EPERM, _errno.EACCES):
         return _errno.EACCES

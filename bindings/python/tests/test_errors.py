@@ -17,6 +17,12 @@ def test_open_errno(e, want):
     assert _errors.map_open_errno(e) == want
 
 
+def test_open_errno_module_loaded():
+    # no node, but the module is loaded: hidden from this process, as in C
+    assert _errors.map_open_errno(errno.ENOENT, loaded=True) == errno.ENODEV
+    assert _errors.map_open_errno(errno.ENXIO, loaded=True) == errno.ENOPKG
+
+
 @pytest.mark.parametrize("e,want", [
     (errno.EINVAL, errno.EPROTO), (errno.E2BIG, errno.EPROTO), (errno.ENOTTY, errno.EPROTO),
     (errno.ENODATA, errno.ENODATA), (errno.ENOTCONN, errno.ENOTCONN), (errno.EBADF, errno.EBADF),
