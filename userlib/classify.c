@@ -620,7 +620,7 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 	struct context x = { .parent = { "", 0 } };
 	struct str unit = { NULL, 0 }, first;
 	struct walk w;
-	int user_slice = 0, found = 0, app = 0, in_user_manager = 0;
+	int user_slice = 0, found = 0, app = 0, in_user_manager = 0, leading = 1;
 	size_t i;
 
 	walk_start(&w, p, end);
@@ -691,9 +691,15 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 		}
 		if (eq(c, "user.slice") && x.depth == 0)
 			user_slice = 1;
-		if (out->uid < 0 && (uid = slice_uid(c, "user-", ".slice")) >= 0)
+		/*
+		 * The owner, as systemd's cg_path_get_owner_uid() and
+		 * _user_unit() find it: only in the slices from the top and
+		 * the first unit after them.  Below, a delegated subtree may
+		 * name its cgroups anything.
+		 */
+		if (leading && out->uid < 0 && (uid = slice_uid(c, "user-", ".slice")) >= 0)
 			out->uid = uid;
-		if ((uid = slice_uid(c, "user@", ".service")) >= 0) {
+		if (leading && (uid = slice_uid(c, "user@", ".service")) >= 0) {
 			in_user_manager = 1;
 			out->flags |= PEERCGROUP_CT_ROOTLESS;
 			if (out->uid < 0)
@@ -712,6 +718,7 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 		}
 		if (is_unit(c))
 			unit = c;
+		leading = leading && has_suffix(c, ".slice");
 		if (!w.more)
 			break;
 	}

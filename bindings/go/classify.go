@@ -645,6 +645,7 @@ func classify(p string, out *Container) {
 	var x walkContext
 	var unit string
 	var haveUnit, userSlice, found, app, inUserManager bool
+	leading := true // only slices so far
 	w := walkStart(p)
 	first := w.c
 	x.ecs = first == "ecs"
@@ -713,12 +714,15 @@ func classify(p string, out *Container) {
 		if c == "user.slice" && x.depth == 0 {
 			userSlice = true
 		}
-		if out.UID < 0 {
+		// The owner, as systemd finds it: only in the slices from the top
+		// and the first unit after them.  Below, a delegated subtree may
+		// name its cgroups anything.
+		if leading && out.UID < 0 {
 			if uid := sliceUID(c, "user-", ".slice"); uid >= 0 {
 				out.UID = uid
 			}
 		}
-		if uid := sliceUID(c, "user@", ".service"); uid >= 0 {
+		if uid := sliceUID(c, "user@", ".service"); leading && uid >= 0 {
 			inUserManager = true
 			out.Flags |= FlagRootless
 			if out.UID < 0 {
@@ -735,6 +739,7 @@ func classify(p string, out *Container) {
 		if isUnit(c) {
 			unit, haveUnit = c, true
 		}
+		leading = leading && strings.HasSuffix(c, ".slice")
 		x.parent, x.depth = c, x.depth+1
 		if !w.next() {
 			break

@@ -379,6 +379,7 @@ def _classify(comps, out):
     x = _Context(comps[0] == b"ecs")
     first, unit = comps[0], None
     user_slice = found = app = in_user_manager = False
+    leading = True  # only slices so far
     i = 0
     while True:
         c = comps[i]
@@ -430,9 +431,12 @@ def _classify(comps, out):
             break
         if c == b"user.slice" and x.depth == 0:
             user_slice = True
-        if out.uid < 0:
+        # The owner, as systemd finds it: only in the slices from the top and
+        # the first unit after them.  Below, a delegated subtree may name its
+        # cgroups anything.
+        if leading and out.uid < 0:
             out.uid = _slice_uid(c, b"user-", b".slice")
-        uid = _slice_uid(c, b"user@", b".service")
+        uid = _slice_uid(c, b"user@", b".service") if leading else -1
         if uid >= 0:
             in_user_manager = True
             out.flags |= ContainerFlags.ROOTLESS
@@ -445,6 +449,7 @@ def _classify(comps, out):
                 out.pod = c[p + 11:len(c) - 6].decode()
         if _is_unit(c):
             unit = c
+        leading = leading and c.endswith(b".slice")
         if not more:
             break
         x.parent, x.depth = c, x.depth + 1
