@@ -313,6 +313,7 @@ static long pcg_ioctl_query(void __user *uarg)
 	struct cgroup *cgrp, *ns_root;
 	struct socket *sock;
 	struct pid *tgid;
+	bool pinned;
 	u32 usize;
 	int err;
 
@@ -340,19 +341,19 @@ static long pcg_ioctl_query(void __user *uarg)
 
 	pcg_count(queries);
 	/*
-	 * No references taken: the record matched is keyed by our socket or
-	 * by its peer, which ours holds, so it stays in the table, its
-	 * cgroup reference with it, until sockfd_put(); and sk_peer_pid is
+	 * The record matched is keyed by our socket, so it stays in the
+	 * table, its cgroup reference with it, until sockfd_put(); or its
+	 * answer is pinned (@pinned: pcg_peer_origin()).  sk_peer_pid is
 	 * pinned by our socket (pcg_peer_pid()).  RCU covers the walk only.
 	 */
 	rcu_read_lock();
-	cgrp = pcg_peer_origin(sock->sk, peer);
+	cgrp = pcg_peer_origin(sock->sk, peer, &pinned);
 	rcu_read_unlock();
 	tgid = cgrp ? pcg_peer_pid(sock->sk) : NULL;
 	if (!tgid) {
 		pcg_count(misses);
 		err = -ENODATA;
-		goto out_sock;
+		goto out_cgroup;
 	}
 
 	ns_root = pcg_cgroup_ns_root();
@@ -360,11 +361,11 @@ static long pcg_ioctl_query(void __user *uarg)
 	/* Records hold v2 cgroups only (task_dfl_cgroup()). */
 	if (WARN_ON_ONCE(cgrp->root != ns_root->root)) {
 		err = -ENODATA;
-		goto out_sock;
+		goto out_cgroup;
 	}
 	if (!pcg_peer_visible(cgrp, ns_root, q.pid)) {
 		err = -EREMOTE;
-		goto out_sock;
+		goto out_cgroup;
 	}
 	q.cgroup_id = cgroup_id(cgrp);
 	if (!(READ_ONCE(cgrp->self.flags) & CSS_ONLINE))
@@ -381,6 +382,9 @@ static long pcg_ioctl_query(void __user *uarg)
 		if (cerr)
 			err = cerr;
 	}
+out_cgroup:
+	if (pinned)
+		cgroup_put(cgrp);
 out_sock:
 	sockfd_put(sock);
 	return err;

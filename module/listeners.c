@@ -180,10 +180,13 @@ static struct pcg_listen_slot *pcg_slot_claim(struct pcg_listener *l,
 
 /*
  * A listen() call from @tgid in @cgrp begins on @sk; the caller holds its
- * state lock.  Returns false if the record cannot follow the call.
+ * state lock.  Returns false if the record cannot follow the call.  A
+ * followed call either runs in its group's slot (*@in_slot) or, with no
+ * slot to spare, has made the record give up (broken): then its return
+ * must leave the slots alone, since its group may claim one meanwhile.
  */
 static bool pcg_listen_begin(const struct sock *sk, struct pid *tgid,
-			     struct cgroup *cgrp)
+			     struct cgroup *cgrp, bool *in_slot)
 {
 	struct pcg_listen_slot *slot;
 	struct pcg_listener *l;
@@ -211,7 +214,7 @@ static bool pcg_listen_begin(const struct sock *sk, struct pid *tgid,
 		slot = pcg_slot_claim(l, sk, tgid);
 	if (!slot) {
 		l->broken = true;
-		return true;
+		return true;	/* followed: every answer is unknown now */
 	}
 	if (!slot->running) {
 		cgroup_get(cgrp);
@@ -220,6 +223,7 @@ static bool pcg_listen_begin(const struct sock *sk, struct pid *tgid,
 		slot->doubtful = true;
 	}
 	slot->running++;
+	*in_slot = true;
 	return true;
 }
 
@@ -344,7 +348,8 @@ void pcg_listener_forget(const struct sock *sk)
 /* What the probe remembers between the entry and the return of a call. */
 struct pcg_listen_call {
 	struct sock *sk;
-	bool followed;
+	bool followed;		/* the record knows of the call */
+	bool in_slot;		/* and counts it as running (pcg_listen_begin()) */
 };
 
 /*
@@ -366,6 +371,7 @@ static int notrace pcg_listen_enter(struct kretprobe_instance *ri,
 		return 1;	/* refused by unix_listen(): no return handler */
 	call->sk = sk;
 	call->followed = false;
+	call->in_slot = false;
 	cgrp = pcg_current_cgroup();
 	spin_lock(&unix_sk(sk)->lock);
 	state = sk->sk_state;
@@ -378,7 +384,8 @@ static int notrace pcg_listen_enter(struct kretprobe_instance *ri,
 	 */
 	if (cgrp && unix_sk(sk)->addr && (state == TCP_CLOSE || state == TCP_LISTEN)) {
 		rcu_read_lock();
-		call->followed = pcg_listen_begin(sk, task_tgid(current), cgrp);
+		call->followed = pcg_listen_begin(sk, task_tgid(current), cgrp,
+						  &call->in_slot);
 		rcu_read_unlock();
 	}
 	spin_unlock(&unix_sk(sk)->lock);
@@ -399,9 +406,9 @@ static int notrace pcg_listen_return(struct kretprobe_instance *ri,
 
 	spin_lock(&unix_sk(sk)->lock);
 	rcu_read_lock();
-	if (call->followed)
+	if (call->in_slot)
 		pcg_listen_end(sk, task_tgid(current), ret);
-	else if (!ret)
+	else if (!ret && !call->followed)
 		pcg_listen_escaped(sk);
 	rcu_read_unlock();
 	spin_unlock(&unix_sk(sk)->lock);

@@ -59,10 +59,14 @@ struct pcg_entry {
  *
  * Which end a socket X is (pcg_peer_origin(), and why it is sound):
  *  - a connected stream or seqpacket socket's unix_peer() is set once, by
- *    connect() or socketpair(), and cleared only by its own release
+ *    connect() or socketpair(), and cleared by its own release
  *    (unix_release_sock()); the state a socket could listen() or connect()
- *    from again (TCP_CLOSE) is also only set there.  A caller holding X
- *    through a file therefore sees a fixed unix_peer(X);
+ *    from again (TCP_CLOSE) is also only set there.  One exception, 5.10
+ *    only: unix_dgram_sendmsg(), which seqpacket sends use, clears
+ *    unix_peer(X) when the peer died during the send, X staying open
+ *    and connected (so it can connect nowhere else); pcg_peer_origin()
+ *    pins the one answer this can touch.  A caller holding X through a
+ *    file therefore sees unix_peer(X) fixed, or cleared once for good;
  *  - each end holds a counted reference on the other (sock_hold() before
  *    unix_peer(newsk) = sk and unix_peer(sk) = newsk in
  *    unix_stream_connect(), on both in unix_socketpair()): while X lives
@@ -96,7 +100,8 @@ static inline u32 pcg_sock_hash(const void *key, u32 len, u32 seed)
 
 int pcg_peers_init(void);
 void pcg_peers_destroy(void);
-struct cgroup *pcg_peer_origin(const struct sock *sk, const struct sock *peer);
+struct cgroup *pcg_peer_origin(const struct sock *sk, const struct sock *peer,
+			       bool *pinned);
 void pcg_peer_set(const struct sock *sk, struct cgroup *connector,
 		  struct cgroup *listener);
 bool pcg_peer_clear(const struct sock *sk);

@@ -15,6 +15,7 @@
 #include <linux/rhashtable.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <net/af_unix.h>
 
 #include "compat.h"
 #include "peercgroup.h"
@@ -94,21 +95,45 @@ static struct pcg_entry *pcg_peer_lookup(const struct sock *sk)
 }
 
 /*
- * The cgroup that answers a query on @sk, whose unix_peer() is @peer, or
+ * The cgroup that answers a query on @sk, whose unix_peer() was @peer, or
  * NULL (peercgroup.h says why this is the right record).  The caller
- * holds rcu_read_lock() and @sk (so @sk is not released, and @sk holds
- * @peer): the entry matched is keyed by one of them, so it stays in the
- * table, and its references held, until the caller lets go of @sk.
+ * holds rcu_read_lock() and @sk, so @sk is not released:
+ *  - an entry keyed by @sk stays in the table, its references held, until
+ *    the caller lets go of @sk: its cgroup needs no reference;
+ *  - one keyed by @peer stays while @sk holds @peer, which 5.10 does not
+ *    promise for as long: its unix_dgram_sendmsg() lets a seqpacket socket
+ *    drop a peer that died during a send, @sk still open (6.1 on refuse
+ *    the send instead).  So that answer takes a reference of its own
+ *    (*@pinned), and holds only if @sk still has @peer afterwards: a
+ *    socket that dropped its peer never gets another (peercgroup.h).
  */
-struct cgroup *pcg_peer_origin(const struct sock *sk, const struct sock *peer)
+struct cgroup *pcg_peer_origin(const struct sock *sk, const struct sock *peer,
+			       bool *pinned)
 {
 	struct pcg_entry *entry;
+	struct cgroup *cgrp;
 
+	*pinned = false;
 	entry = pcg_peer_lookup(sk);
 	if (entry)
 		return entry->connector;
 	entry = pcg_peer_lookup(peer);
-	return entry ? entry->listener : NULL;
+	cgrp = entry ? READ_ONCE(entry->listener) : NULL;
+	/* Even freed since, a cgroup seen in an entry is RCU-safe to try. */
+	if (!cgrp || !cgroup_tryget(cgrp))
+		return NULL;
+	/*
+	 * Pairs with the full barrier of the sock_put() by which @sk lets go
+	 * of @peer, before anything of @peer or its entry is freed: if @sk
+	 * still has @peer, what was read above was @peer's own entry.
+	 */
+	smp_rmb();
+	if (READ_ONCE(unix_sk(sk)->peer) != peer) {
+		cgroup_put(cgrp);
+		return NULL;
+	}
+	*pinned = true;
+	return cgrp;
 }
 
 /*
