@@ -55,6 +55,9 @@ static int sd_listen_fds(int unset_environment)
  * Keys: what a rule's glob is matched against.  A runtime's monitor
  * (conmon, lxc.monitor, the nspawn supervisor) is privileged and not the
  * payload: "container" never matches it; only a "monitor" rule can.
+ * Neither matches inside a user's service manager (rootless), where the
+ * user names the cgroups, after any container if it likes: match such
+ * peers by "cgroup", under that user's slice.
  */
 enum key { K_RUNTIME, K_CONTAINER, K_MONITOR, K_APP, K_UNIT, K_CGROUP };
 static const char *const key_names[] = {
@@ -128,11 +131,12 @@ static const char *subject(enum key k, const char *path, const struct peercgroup
 			   const char *who)
 {
 	int monitor = !!(c->flags & PEERCGROUP_CT_MONITOR);
+	int rootless = !!(c->flags & PEERCGROUP_CT_ROOTLESS);
 
 	switch (k) {
 	case K_RUNTIME: return peercgroup_runtime_name(c->runtime);
-	case K_CONTAINER: return c->id[0] && !monitor ? who : NULL;
-	case K_MONITOR: return monitor ? who : NULL;
+	case K_CONTAINER: return c->id[0] && !monitor && !rootless ? who : NULL;
+	case K_MONITOR: return monitor && !rootless ? who : NULL;
 	case K_APP: return c->app[0] ? c->app : NULL;
 	case K_UNIT: return c->unit[0] ? c->unit : NULL;
 	case K_CGROUP: return path;

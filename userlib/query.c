@@ -329,6 +329,8 @@ PUBLIC int peercgroup_peer_get_machine_name(int sockfd, char **machine)
 		return r;
 	if (c.runtime != PEERCGROUP_RT_NSPAWN && c.runtime != PEERCGROUP_RT_MACHINE)
 		return -ENXIO;
+	if (c.flags & PEERCGROUP_CT_ROOTLESS)
+		return -ENXIO;	/* named by the user it belongs to (below) */
 	return give_string(c.id, machine);
 }
 
@@ -363,8 +365,14 @@ PUBLIC int peercgroup_peer_get_container(int sockfd, enum peercgroup_runtime *ru
 	r = peer_class(sockfd, &c);
 	if (r < 0)
 		return r;
-	/* A runtime's monitor is not its container. */
-	if (!is_container(c.runtime) || (c.flags & PEERCGROUP_CT_MONITOR))
+	/*
+	 * A runtime's monitor is not its container.  Nor is a name found in
+	 * a user's service manager proof of one: that user may create
+	 * cgroups there and name them after any container of the machine.
+	 * peercgroup_peer_classify() reports such a peer, with the user.
+	 */
+	if (!is_container(c.runtime) ||
+	    (c.flags & (PEERCGROUP_CT_MONITOR | PEERCGROUP_CT_ROOTLESS)))
 		return -ENXIO;
 	r = give_string(c.id, id);
 	if (r == 0)

@@ -11,7 +11,9 @@
 //	curl --unix-socket /run/demo.sock http://x/whoami
 //
 // -admin runtimes may do anything, -read runtimes may only GET; everyone
-// else, a runtime's monitor, and every caller without a record get 403.
+// else, a runtime's monitor, a container inside a user's service manager
+// (rootless: that user names its cgroups as it likes) and every caller
+// without a record get 403.
 package main
 
 import (
@@ -48,9 +50,11 @@ func main() {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			p := peercgroup.PeerFromContext(r.Context())
 			rt := p.Container.Runtime.String()
-			// A runtime's monitor (conmon, lxc.monitor) is not the container.
+			// A runtime's monitor (conmon, lxc.monitor) is not the container,
+			// and a user may name its own cgroups after any container.
 			monitor := p.Container.Flags&peercgroup.FlagMonitor != 0
-			allowed := p.Err == nil && !monitor &&
+			rootless := p.Container.Flags&peercgroup.FlagRootless != 0
+			allowed := p.Err == nil && !monitor && !rootless &&
 				(admins[rt] || readers[rt] && r.Method == http.MethodGet)
 			who := rt + " " + p.Container.ID
 			if monitor {

@@ -118,6 +118,12 @@ static const struct want wants[] = {
 	  "deb", NULL, -1, PEERCGROUP_RT_NSPAWN },
 	{ "lxc.payload.web01", NULL, NULL, NULL, "web01", -1, PEERCGROUP_RT_LXC },
 	{ "lxc.monitor.web01", NULL, NULL, NULL, NULL, -1, PEERCGROUP_RT_LXC },
+	/* any user may name a cgroup of its own after a real container */
+	{ "user.slice/user-1001.slice/user@1001.service/app.slice/lxc.payload.web01",
+	  "user@1001.service", NULL, NULL, NULL, 1001, PEERCGROUP_RT_LXC },
+	{ "user.slice/user-1001.slice/user@1001.service/app.slice/systemd-nspawn@deb.service/payload",
+	  "user@1001.service", "systemd-nspawn@deb.service", NULL, NULL, 1001,
+	  PEERCGROUP_RT_NSPAWN },
 };
 
 /* -ENXIO, or 0 and the string equal to @want. */
@@ -350,6 +356,8 @@ static const struct {
 	{ "user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.evil.Maps-8.scope", "DENY" },
 	{ "kubepods/besteffort/pod0f3c5d6e-1a2b-4c3d-9e8f-7a6b5c4d3e2f", "DENY" },
 	{ "lxc.payload.db01", "DENY" },
+	/* a user's own cgroup, named after that container */
+	{ "user.slice/user-1001.slice/user@1001.service/app.slice/lxc.payload.web01", "DENY" },
 };
 
 /* A client in @cg asks the responder at @name; *@reply is its first line. */
