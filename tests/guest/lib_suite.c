@@ -86,18 +86,29 @@ static void t_client_side_names_listener(void)
 	t_in_child(client_sees_listener, name);
 }
 
+/* A client in cgroup @cg connected to a new server of ours: the accepted socket. */
+static int accept_client(struct client *c, const char *cg)
+{
+	char name[64];
+	int lfd, fd;
+
+	lfd = serve(SOCK_STREAM, name, sizeof(name));
+	if (lfd < 0 || client_start(c, cg, name, SOCK_STREAM))
+		return -1;
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	close(lfd);
+	return fd;
+}
+
 /* PEERCGROUP_GET_LIVE answers the peer's cgroup now, and says so. */
 static void t_live_answer(void)
 {
 	struct peercgroup_info info;
 	struct client c;
-	char name[64];
-	int lfd, fd;
+	int fd;
 
-	SYS(lfd = serve(SOCK_STREAM, name, sizeof(name)));
 	SYS(cg_create("lib-moved"));
-	SYS(client_start(&c, CG_CLIENT, name, SOCK_STREAM));
-	SYS(fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(fd = accept_client(&c, CG_CLIENT));
 	SYS(client_move(&c, "lib-moved"));
 	CHECK_INT(0, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
 	CHECK(info.flags & PEERCGROUP_INFO_LIVE, "flags %#x lack PEERCGROUP_INFO_LIVE", info.flags);
@@ -167,14 +178,11 @@ static void t_live_recycled_pid(void)
 {
 	struct peercgroup_info info;
 	struct client c;
-	char name[64];
 	pid_t peer, again;
-	int lfd, fd, r;
+	int fd, r;
 
-	SYS(lfd = serve(SOCK_STREAM, name, sizeof(name)));
 	SYS(cg_create("lib-recycled"));
-	SYS(client_start(&c, CG_CLIENT, name, SOCK_STREAM));
-	SYS(fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(fd = accept_client(&c, CG_CLIENT));
 	peer = c.pid;
 	client_stop(&c);		/* exits and is reaped: its pid is free */
 	SYS(again = spawn_with_pid(peer, "lib-recycled"));
@@ -208,12 +216,9 @@ static void live_as_nobody(void *arg)
 static void t_live_peer_of_another_uid(void)
 {
 	struct client c;
-	char name[64];
-	int lfd, fd;
+	int fd;
 
-	SYS(lfd = serve(SOCK_STREAM, name, sizeof(name)));
-	SYS(client_start(&c, CG_CLIENT, name, SOCK_STREAM));
-	SYS(fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(fd = accept_client(&c, CG_CLIENT));
 	t_in_child(live_as_nobody, &fd);
 }
 
@@ -228,13 +233,10 @@ static void t_live_removed_cgroup(void)
 	struct peercgroup_info info;
 	struct client c;
 	siginfo_t si;
-	char name[64];
-	int lfd, fd;
+	int fd;
 
-	SYS(lfd = serve(SOCK_STREAM, name, sizeof(name)));
 	SYS(cg_create("lib-gone"));
-	SYS(client_start(&c, "lib-gone", name, SOCK_STREAM));
-	SYS(fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(fd = accept_client(&c, "lib-gone"));
 	SYS(kill(c.pid, SIGKILL));
 	SYS(waitid(P_PID, c.pid, &si, WEXITED | WNOWAIT));	/* a zombie, in lib-gone */
 	SYS(cg_remove("lib-gone"));
@@ -249,14 +251,11 @@ static void t_live_deleted_in_a_name(void)
 {
 	struct peercgroup_info info;
 	struct client c;
-	char name[64];
-	int lfd, fd;
+	int fd;
 
-	SYS(lfd = serve(SOCK_STREAM, name, sizeof(name)));
 	SYS(cg_create("lib-svc"));
 	SYS(cg_create("lib-svc (deleted)"));
-	SYS(client_start(&c, "lib-svc (deleted)", name, SOCK_STREAM));
-	SYS(fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(fd = accept_client(&c, "lib-svc (deleted)"));
 	CHECK_INT(-ESRCH, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
 	CHECK_INT(0, peercgroup_get(fd, 0, &info));	/* the record is exact */
 	CHECK_STR("/lib-svc (deleted)", info.path);
@@ -297,18 +296,13 @@ static void t_live_in_cgroup_namespace(void)
 {
 	struct client in, up;
 	struct ns_peers p;
-	char name[64];
-	int lfd;
 
-	SYS(lfd = serve(SOCK_STREAM, name, sizeof(name)));
 	SYS(cg_create("lib-decoy"));
 	SYS(cg_create("lib-nsroot"));
 	SYS(cg_create("lib-nsroot/lib-decoy"));
 	p.inside_id = cg_id("lib-nsroot/lib-decoy");
-	SYS(client_start(&in, "lib-nsroot/lib-decoy", name, SOCK_STREAM));
-	SYS(p.inside = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
-	SYS(client_start(&up, "", name, SOCK_STREAM));
-	SYS(p.above = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+	SYS(p.inside = accept_client(&in, "lib-nsroot/lib-decoy"));
+	SYS(p.above = accept_client(&up, ""));
 	t_in_child(live_in_cgroup_ns, &p);
 }
 
