@@ -119,8 +119,10 @@ func TestDeviceErrors(t *testing.T) {
 		t.Errorf("fd -1: %v", err)
 	}
 	// An fd past 32 bits is no fd, never the one its low bits name.
-	if _, err := GetFd(1<<32 + sv[0]); !errors.Is(err, unix.EBADF) {
-		t.Errorf("fd 1<<32 + %d: %v", sv[0], err)
+	for _, fd := range []int{1 << 31, 1<<32 + sv[0]} {
+		if _, err := GetFd(fd); !errors.Is(err, unix.EBADF) {
+			t.Errorf("fd %#x: %v", fd, err)
+		}
 	}
 	if _, err := GetFd(sv[0], Option(1<<5)); !errors.Is(err, unix.EINVAL) {
 		t.Errorf("unknown option: %v", err)
