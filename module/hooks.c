@@ -64,6 +64,25 @@ static void notrace pcg_on_stream_connect(unsigned long ip, unsigned long parent
 }
 
 /*
+ * security_socket_listen(sock, backlog), called by listen(2) (and by
+ * io_uring's listen on 6.11+) just before sock->ops->listen(), in the
+ * calling task with interrupts enabled: where a listener's record is made
+ * (listeners.c).  It sees every family's sockets.  A listen() from inside
+ * the kernel (kernel_listen()) has no record made: the probe then counts
+ * it as a call it cannot follow.
+ */
+static void notrace pcg_on_listen(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *ops,
+				  struct COMPAT_FTRACE_REGS *regs)
+{
+	struct socket *sock = (struct socket *)compat_ftrace_arg(regs, 0);
+	struct sock *sk = sock->sk;
+
+	if (sk && sk->sk_family == AF_UNIX && pcg_is_stream(sk))
+		pcg_listener_prepare(sk);
+}
+
+/*
  * unix_socketpair(socka, sockb): both ends get the creator's credentials,
  * task_tgid(current) taken in this same task (by init_peercred() on 5.10
  * to 6.12, by prepare_peercred() on 7.x).  One record, keyed by @socka;
@@ -95,11 +114,11 @@ static void notrace pcg_on_socketpair(unsigned long ip, unsigned long parent_ip,
  * keyed by the other end, which holds a reference on it, so the client
  * is destroyed only after that end was released, and no query can reach
  * the record through it any more (peercgroup.h).  A socket with a peer
- * record was connected, so it never listened and has no listener record
- * (listeners.c keeps records only of sockets that listened); the others
- * look in the listener table if they are bound (the address is only
- * freed after this hook).  Accepted sockets, which share their listener's
- * address, so skip the listener table.
+ * record was born connected, so it has no listener record (listeners.c
+ * makes them only for sockets that call listen() while unconnected); the
+ * others look in the listener table if they are bound (the address is
+ * only freed after this hook).  Accepted sockets, which share their
+ * listener's address, so skip the listener table.
  */
 static void notrace pcg_on_destruct(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *ops,
@@ -136,6 +155,7 @@ struct pcg_hook {
  */
 static struct pcg_hook pcg_hooks[] = {
 	PCG_HOOK("unix_sock_destructor", pcg_on_destruct),
+	PCG_HOOK("security_socket_listen", pcg_on_listen),
 	PCG_HOOK("unix_socketpair", pcg_on_socketpair),
 	PCG_HOOK("security_unix_stream_connect", pcg_on_stream_connect),
 };

@@ -26,14 +26,19 @@
  * from one cgroup.  Otherwise, and whenever a call escaped the record,
  * the client gets no record (ENODATA): the module cannot prove the answer.
  *
+ * A record is made when listen() is called on a bound, unconnected or
+ * listening socket, just before unix_listen() (pcg_listener_prepare()).
+ *
  * Locking: a listener record is created, changed and read under its
  * socket's state lock, and removed by the socket's destructor, when no
  * listen() or connect() can reach the socket, or under the lock when its
  * last listen() call returns and none ever succeeded.  So once every call
- * has returned, only a listening socket has a record, and a listening
- * socket is never connected: the destructor skips this table for
- * sockets that have a peer entry.  Lookups also hold
- * rcu_read_lock() for the table; records are freed after a grace period.
+ * has returned, a socket with a record is listening, or an LSM refused
+ * its listen() before unix_listen(); a socket born connected (accepted,
+ * or of a pair), the one kind with a peer entry, never has one: the
+ * destructor skips this table for sockets that have a peer entry.
+ * Lookups also hold rcu_read_lock() for the table; records are freed
+ * after a grace period.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -180,10 +185,11 @@ static struct pcg_listen_slot *pcg_slot_claim(struct pcg_listener *l,
 
 /*
  * A listen() call from @tgid in @cgrp begins on @sk; the caller holds its
- * state lock.  Returns false if the record cannot follow the call.  A
- * followed call either runs in its group's slot (*@in_slot) or, with no
- * slot to spare, has made the record give up (broken): then its return
- * must leave the slots alone, since its group may claim one meanwhile.
+ * state lock.  Returns false if the record cannot follow the call: the
+ * socket has no record (pcg_listener_prepare() made none).  A followed
+ * call either runs in its group's slot (*@in_slot) or, with no slot to
+ * spare, has made the record give up (broken): then its return must leave
+ * the slots alone, since its group may claim one meanwhile.
  */
 static bool pcg_listen_begin(const struct sock *sk, struct pid *tgid,
 			     struct cgroup *cgrp, bool *in_slot)
@@ -193,22 +199,8 @@ static bool pcg_listen_begin(const struct sock *sk, struct pid *tgid,
 
 	pcg_listener_lockdep_assert(sk);
 	l = pcg_listener_lookup(sk);
-	if (!l) {
-		l = kzalloc(sizeof(*l), GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
-		if (!l) {
-			pcg_count(alloc_failures);
-			return false;
-		}
-		l->sk = sk;
-		/* Writers hold the socket's lock: no one inserts this key meanwhile. */
-		if (rhashtable_lookup_insert_fast(&pcg_listeners, &l->node,
-						  pcg_listener_params)) {
-			pcg_count(insert_failures);
-			kfree(l);
-			return false;
-		}
-		atomic_long_inc(&pcg_listeners_count);
-	}
+	if (!l)
+		return false;
 	slot = pcg_slot_find(l, tgid);
 	if (!slot)
 		slot = pcg_slot_claim(l, sk, tgid);
@@ -345,6 +337,49 @@ void pcg_listener_forget(const struct sock *sk)
 	rcu_read_unlock();
 }
 
+/*
+ * A listen() call on @sk is about to reach unix_listen(): make the record
+ * the probe's entry handler will follow it in, if @sk can listen (see
+ * pcg_listen_enter()).  The record is made here rather than in that
+ * handler, which runs in a breakpoint exception with interrupts masked on
+ * arm64 (no kprobes on ftrace there): on 5.10 and 6.1 an rhashtable
+ * insert ends with local_bh_enable(), which may run softirqs, and must
+ * not be called so.  A record made for a call that then never reaches
+ * unix_listen() (an LSM refused it) holds no slot, so it never answers.
+ */
+void pcg_listener_prepare(struct sock *sk)
+{
+	struct pcg_listener *l;
+	int state;
+
+	lockdep_assert_irqs_enabled();
+	spin_lock(&unix_sk(sk)->lock);
+	state = sk->sk_state;
+	if (!unix_sk(sk)->addr || (state != TCP_CLOSE && state != TCP_LISTEN))
+		goto out;
+	rcu_read_lock();
+	if (pcg_listener_lookup(sk))
+		goto out_rcu;
+	l = kzalloc(sizeof(*l), GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT);
+	if (!l) {
+		pcg_count(alloc_failures);
+		goto out_rcu;
+	}
+	l->sk = sk;
+	/* Writers hold the socket's lock: no one inserts this key meanwhile. */
+	if (rhashtable_lookup_insert_fast(&pcg_listeners, &l->node,
+					  pcg_listener_params)) {
+		pcg_count(insert_failures);
+		kfree(l);
+		goto out_rcu;
+	}
+	atomic_long_inc(&pcg_listeners_count);
+out_rcu:
+	rcu_read_unlock();
+out:
+	spin_unlock(&unix_sk(sk)->lock);
+}
+
 /* What the probe remembers between the entry and the return of a call. */
 struct pcg_listen_call {
 	struct sock *sk;
@@ -354,9 +389,10 @@ struct pcg_listen_call {
 
 /*
  * unix_listen(sock, backlog), entry.  Runs in the calling task, at the
- * function's entry (no lock held, preemption disabled), so it never
- * sleeps.  Sockets unix_listen() refuses for their type are skipped; a
- * call the record cannot follow is counted as escaped until it returns.
+ * function's entry (no lock held, preemption disabled, and interrupts
+ * masked on arm64), so it never sleeps and never inserts into the table.
+ * Sockets unix_listen() refuses for their type are skipped; a call the
+ * record cannot follow is counted as escaped until it returns.
  */
 static int notrace pcg_listen_enter(struct kretprobe_instance *ri,
 				    struct pt_regs *regs)

@@ -119,6 +119,7 @@ int pcg_listeners_init(void);
 void pcg_listeners_destroy(void);
 struct cgroup *pcg_listener_origin(const struct sock *listener);
 void pcg_listener_forget(const struct sock *sk);
+void pcg_listener_prepare(struct sock *sk);
 long pcg_listeners_live(void);
 int pcg_listen_probe_register(void);
 void pcg_listen_probe_unregister(void);
