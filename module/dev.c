@@ -291,8 +291,9 @@ static int pcg_format_path(struct cgroup *cgrp, struct cgroup *ns_root,
  * says pid 0, /proc has no entry) and whose cgroup is outside the
  * caller's cgroup namespace (not in its cgroupfs view) is withheld: no
  * path, id, pid or flags.  Either one visible is enough: a visible pid
- * shows its cgroup in /proc/PID/cgroup (as "/../..."), a visible cgroup
- * is in the caller's cgroupfs.
+ * shows its cgroup in /proc/PID/cgroup (as "/../..."), and its cgroup's
+ * id to anyone holding a pidfd for it (PIDFD_GET_INFO, 6.13+, checks no
+ * cgroup namespace); a visible cgroup is in the caller's cgroupfs.
  *
  * No capability overrides this, CAP_SYS_ADMIN in the initial user
  * namespace included: the kernel's SO_PEERCRED and /proc follow the
