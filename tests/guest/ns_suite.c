@@ -18,7 +18,9 @@
  *  - otherwise the answer: pid == SO_PEERCRED's (0 when not visible),
  *    path as /proc/PID/cgroup reads from the caller ("/../host" or
  *    "/app" inside the container's cgroup namespace), cgroup id ==
- *    st_ino of the cgroup directory.
+ *    st_ino of the cgroup directory, and == the id the kernel's own
+ *    PIDFD_GET_INFO (6.13+) gives the caller for a visible pid, cgroup
+ *    namespace or not.
  * Runs as root in the guest with cgroup2 at CGROOT.  Usage: ns_suite [TEST]
  */
 #include "guest.h"
@@ -31,6 +33,19 @@
 #define CG_BOX "pcgns/box"		/* the container's cgroup namespace root */
 #define CG_APP "pcgns/box/app"		/* inside it */
 #define CG_HOST "pcgns/host"		/* outside it */
+
+/*
+ * PIDFD_GET_INFO and the first version of its struct (<linux/pidfd.h>,
+ * Linux 6.13), which the build machine's headers may predate.
+ */
+struct kernel_pidfd_info {
+	uint64_t mask;
+	uint64_t cgroupid;
+	uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+	uint32_t spare0;
+};
+#define KERNEL_PIDFD_INFO_CGROUPID (1ULL << 2)
+#define KERNEL_PIDFD_GET_INFO _IOWR(0xFF, 11, struct kernel_pidfd_info)
 
 /* ---- who: peers and callers ---- */
 
@@ -76,6 +91,8 @@ struct answer {
 	int err_nopath;		/* ioctl with PEERCGROUP_QUERY_NO_PATH */
 	int lib_err;		/* peercgroup_get() */
 	int proc_err;		/* reading /proc/PID/cgroup, when pid != 0 */
+	int pidfd_err;		/* PIDFD_GET_INFO's cgroup id, when pid != 0 */
+	uint64_t pidfd_cgroup_id;
 	bool untouched;		/* the path buffer, on failure */
 	pid_t cred_pid;		/* SO_PEERCRED, as the caller sees it */
 	struct peercgroup_query q, qn;
@@ -127,6 +144,30 @@ static void peer_main(int idx, const char *sname, const char *lname, int ready, 
 
 /* ---- the caller ---- */
 
+/*
+ * The cgroup id the kernel itself gives this caller for @pid, from a pidfd
+ * (PIDFD_GET_INFO): -ENOTTY before 6.13 (-EINVAL on 6.9 to 6.12, whose
+ * pidfd ioctls take no argument).
+ */
+static int pidfd_cgroup_id(pid_t pid, uint64_t *id)
+{
+	struct kernel_pidfd_info info = { .mask = KERNEL_PIDFD_INFO_CGROUPID };
+	int pidfd, err = 0;
+
+	if (pid <= 0)
+		return -ESRCH;
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return -errno;
+	if (ioctl(pidfd, KERNEL_PIDFD_GET_INFO, &info))
+		err = -errno;
+	else if (!(info.mask & KERNEL_PIDFD_INFO_CGROUPID))
+		err = -ENODATA;
+	close(pidfd);
+	*id = info.cgroupid;
+	return err;
+}
+
 static void ask(int fd, struct answer *a)
 {
 	struct peercgroup_info info;
@@ -151,6 +192,7 @@ static void ask(int fd, struct answer *a)
 	a->proc_err = -ESRCH;
 	if (a->cred_pid > 0)
 		a->proc_err = proc_cgroup(a->cred_pid, a->proc, sizeof(a->proc)) ? -errno : 0;
+	a->pidfd_err = pidfd_cgroup_id(a->cred_pid, &a->pidfd_cgroup_id);
 }
 
 /*
@@ -306,6 +348,12 @@ static void check_answer(const struct caller_kind *c, const char *sock, const st
 		CHECK(!a->proc_err && !strcmp(a->proc, want),
 		      "%s, %s: /proc/%d/cgroup \"%s\" (err %d), expected \"%s\"", c->what, sock,
 		      (int)pid, a->proc, a->proc_err, want);
+	/* where the kernel has PIDFD_GET_INFO, it gives this caller the same id */
+	if (pid && !moved && a->pidfd_err != -ENOTTY && a->pidfd_err != -EINVAL)
+		CHECK(!a->pidfd_err && a->pidfd_cgroup_id == id,
+		      "%s, %s: PIDFD_GET_INFO id %llu (err %d), expected %llu", c->what, sock,
+		      (unsigned long long)a->pidfd_cgroup_id, a->pidfd_err,
+		      (unsigned long long)id);
 }
 
 static int start_box(struct setup *s, const char *sname)
