@@ -2,6 +2,8 @@
 
 package peercgroup
 
+import "golang.org/x/sys/unix"
+
 // The kernel ABI of include/uapi/linux/peercgroup.h, written again in Go
 // (no cgo).  abi_test.go checks every number here against that header.
 
@@ -24,6 +26,10 @@ const (
 	iocVersion = 3<<30 | versionSize<<16 | iocMagic<<8 | 0x02
 
 	versionStringSize = 32
+
+	// PATH_MAX of <linux/limits.h>: the module answers ENAMETOOLONG for a
+	// path of PATH_MAX bytes or more, so a buffer this size always fits.
+	pathMax = unix.PathMax
 )
 
 // struct peercgroup_query: size first, fields only ever appended.

@@ -73,6 +73,15 @@ func TestABIMatchesHeader(t *testing.T) {
 		unsafe.Offsetof(rawQuery{}.PathLen) != 32 || unsafe.Offsetof(rawVersion{}.ModuleVersion) != 24 {
 		t.Error("struct layout differs from the header's")
 	}
+	// PATH_MAX, which the header's ENAMETOOLONG bounds every path by.
+	if pathMax != 4096 {
+		t.Errorf("pathMax = %d, want Linux's PATH_MAX 4096", pathMax)
+	}
+	if b, err := os.ReadFile("/usr/include/linux/limits.h"); err == nil {
+		if m := regexp.MustCompile(`(?m)^#define\s+PATH_MAX\s+(\d+)`).FindSubmatch(b); m == nil || string(m[1]) != strconv.Itoa(pathMax) {
+			t.Errorf("<linux/limits.h> PATH_MAX %q, pathMax %d", m, pathMax)
+		}
+	}
 	// _IOWR on x86_64 and arm64: dir 3 in bits 30-31, size 16-29.
 	if iocQuery != 0xC030C601 || iocVersion != 0xC038C602 {
 		t.Errorf("ioctl numbers %#x %#x", iocQuery, iocVersion)

@@ -33,6 +33,10 @@ func ioctl(fd int, req uintptr, arg unsafe.Pointer) syscall.Errno {
 	}
 }
 
+// queryIoctl is the ioctl of PEERCGROUP_IOC_QUERY; tests put a fake
+// module in its place.
+var queryIoctl = ioctl
+
 func moduleVersion(fd int) (*rawVersion, syscall.Errno) {
 	v := &rawVersion{Size: uint32(unsafe.Sizeof(rawVersion{}))}
 	if e := ioctl(fd, iocVersion, unsafe.Pointer(v)); e != 0 {

@@ -99,7 +99,7 @@ func query(dfd, sockfd int, flags uint32, buf []byte, q *rawQuery) syscall.Errno
 		q.PathSize = uint32(len(buf))
 		q.Path = uint64(uintptr(unsafe.Pointer(&buf[0])))
 	}
-	e := ioctl(dfd, iocQuery, unsafe.Pointer(q))
+	e := queryIoctl(dfd, iocQuery, unsafe.Pointer(q))
 	runtime.KeepAlive(buf)
 	if e == unix.ERANGE {
 		return e // the caller retries with path_len + 1
