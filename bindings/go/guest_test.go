@@ -373,7 +373,7 @@ func beforeLoad(t *testing.T) {
 	checkInfo(t, "socketpair after the load", info, err, "/"+cgServer, os.Getpid())
 }
 
-// A path longer than the first 256-byte buffer: the ERANGE retry.
+// A path of more than 600 bytes, in one query like any other.
 func longPath(t *testing.T) {
 	name := filepath.Join(cgClient, strings.Repeat("a", 200), strings.Repeat("b", 200), strings.Repeat("c", 200))
 	path := cgCreate(t, name)

@@ -13,6 +13,7 @@ import (
 	"net"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -62,7 +63,9 @@ const NoPath Option = 1 << 0
 // Get returns the cgroup record of the peer of conn, a connected AF_UNIX
 // stream or seqpacket connection (e.g. from net.UnixListener.AcceptUnix).
 // Errors wrap the errno (see Error); the usual ones are ErrNoRecord,
-// ErrModuleNotLoaded, ErrNotConnected and ErrABIMismatch.
+// ErrModuleNotLoaded, ErrNotConnected and ErrABIMismatch.  It makes one
+// ioctl whatever the path's length, as peercgroup_get(3) does: PATH_MAX
+// bytes always suffice, so a module answering ERANGE is ErrABIMismatch.
 func Get(conn *net.UnixConn, opts ...Option) (Info, error) {
 	if conn == nil {
 		return Info{}, &Error{"get", unix.EBADF}
@@ -101,11 +104,13 @@ func query(dfd, sockfd int, flags uint32, buf []byte, q *rawQuery) syscall.Errno
 	}
 	e := queryIoctl(dfd, iocQuery, unsafe.Pointer(q))
 	runtime.KeepAlive(buf)
-	if e == unix.ERANGE {
-		return e // the caller retries with path_len + 1
-	}
 	return mapQueryErrno(e)
 }
+
+// Path buffers of PATH_MAX bytes, reused: a query needs one only until its
+// path is copied into a string.  They are on the heap (the module writes
+// through a uintptr, which would not follow a moved goroutine stack).
+var pathBufs = sync.Pool{New: func() any { return new([pathMax]byte) }}
 
 func get(sockfd int, opts []Option) (Info, syscall.Errno) {
 	var o Option
@@ -128,28 +133,22 @@ func get(sockfd int, opts []Option) (Info, syscall.Errno) {
 	if o&NoPath != 0 && dev.queryFlags&queryNoPath != 0 {
 		e = query(dfd, sockfd, queryNoPath, nil, q)
 	} else {
-		// The path could be renamed between two calls; give up eventually.
-		size := 256
-		for tries := 0; tries < 4; tries++ {
-			buf := make([]byte, size)
-			e = query(dfd, sockfd, 0, buf, q)
-			if e == unix.ERANGE {
-				if int(q.PathLen)+1 <= size {
-					e = unix.EPROTO // ERANGE for a path that fits
-					break
-				}
-				size = int(q.PathLen) + 1
-				continue
+		// One ioctl whatever the length, as in C: the ABI bounds every
+		// path below PATH_MAX (longer is ENAMETOOLONG), so there is no
+		// retry, and no rename between two calls to race.
+		b := pathBufs.Get().(*[pathMax]byte)
+		buf := b[:]
+		e = query(dfd, sockfd, 0, buf, q)
+		if e == unix.ERANGE {
+			e = unix.EPROTO // the module broke the ABI's promise
+		} else if e == 0 {
+			if int(q.PathLen) >= len(buf) || buf[q.PathLen] != 0 {
+				e = unix.EPROTO // never hand out an unterminated string
+			} else {
+				path = string(buf[:q.PathLen])
 			}
-			if e == 0 {
-				if int(q.PathLen) >= size || buf[q.PathLen] != 0 {
-					e = unix.EPROTO // never hand out an unterminated string
-				} else {
-					path = string(buf[:q.PathLen])
-				}
-			}
-			break
 		}
+		pathBufs.Put(b)
 	}
 	if e != 0 {
 		return Info{}, e
