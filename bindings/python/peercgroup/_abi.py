@@ -21,6 +21,10 @@ VERSION = struct.Struct("=IIQII32s")
 QUERY_SIZE_VER0 = 48
 VERSION_SIZE_VER0 = 56
 
+# PATH_MAX of <linux/limits.h>: the module answers ENAMETOOLONG for a path
+# of PATH_MAX bytes or more, so a buffer this size always fits.
+PATH_MAX = 4096
+
 IOC_MAGIC = 0xC6
 
 

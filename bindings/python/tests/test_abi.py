@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The numbers of peercgroup/_abi.py are those of the uapi header."""
+import os
 import re
 
 from conftest import project_file
@@ -25,3 +26,14 @@ def test_constants():
     assert h["PEERCGROUP_VERSION_SIZE_VER0"] == _abi.VERSION_SIZE_VER0 == _abi.VERSION.size
     assert h["PEERCGROUP_IOC_MAGIC"] == _abi.IOC_MAGIC
     assert _abi.IOC_QUERY == 0xC030C601 and _abi.IOC_VERSION == 0xC038C602
+
+
+def test_path_max():
+    # PATH_MAX, which the header's ENAMETOOLONG bounds every path by
+    assert _abi.PATH_MAX == 4096 == os.pathconf("/", "PC_PATH_MAX")
+    try:
+        with open("/usr/include/linux/limits.h") as f:
+            m = re.search(r"^#define\s+PATH_MAX\s+(\d+)", f.read(), re.M)
+    except FileNotFoundError:
+        return
+    assert m and int(m.group(1)) == _abi.PATH_MAX
