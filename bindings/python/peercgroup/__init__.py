@@ -86,6 +86,8 @@ def get(sock_or_fd, *, no_path=False):
     Raises NoRecordError (ENODATA), ModuleNotLoadedError (ENOPKG),
     NotConnectedError (ENOTCONN), ABIMismatchError (EPROTO), or
     PeercgroupError with errno EBADF, ENOTSOCK, EAFNOSUPPORT, EOPNOTSUPP.
+    One ioctl whatever the path's length, as peercgroup_get(3): PATH_MAX
+    bytes always suffice, so a module answering ERANGE is ABIMismatchError.
     """
     fd = _fileno(sock_or_fd)
     if not 0 <= fd <= 0x7FFFFFFF:  # the ABI's sockfd is 32 bits

@@ -123,32 +123,28 @@ def query(sockfd, no_path):
             raise error(map_query_errno(e))
         f = _abi.QUERY.unpack(q)
         return f[5], None, f[7], f[8]
-    # The path could be renamed between two calls; give up eventually.
-    size = 256
+    # One ioctl whatever the length, as in C: the ABI bounds every path
+    # below PATH_MAX (longer is ENAMETOOLONG), so there is no retry, and no
+    # rename between two calls to race.
     # One buffer per thread, reused; taken while in use, so that a signal
     # handler calling get() in between gets its own.
     buf = _buffers.__dict__.pop("path", None)
-    for _ in range(4):
-        if buf is None or len(buf) < size:
-            buf = array.array("B", bytes(size))
-        size = len(buf)
-        addr, _n = buf.buffer_info()
+    if buf is None:
+        buf = array.array("B", bytes(_abi.PATH_MAX))
+    try:
+        addr, size = buf.buffer_info()
         _abi.QUERY.pack_into(q, 0, _abi.QUERY.size, 0, sockfd, size, addr,
                              0, 0, 0, 0, 0)
         e = _ioctl(dfd, _abi.IOC_QUERY, q)
-        f = _abi.QUERY.unpack(q)
-        path_len = f[6]
         if e == errno.ERANGE:
-            if path_len + 1 <= size:
-                raise error(errno.EPROTO)  # ERANGE for a path that fits
-            size = path_len + 1
-            continue
+            raise error(errno.EPROTO)  # the module broke the ABI's promise
         if e:
             raise error(map_query_errno(e))
+        f = _abi.QUERY.unpack(q)
+        path_len = f[6]
         if path_len >= size or buf[path_len] != 0:
             raise error(errno.EPROTO)  # never hand out an unterminated string
         path = None if no_path else buf[:path_len].tobytes()
-        if size == 256:
-            _buffers.path = buf
-        return f[5], path, f[7], f[8]
-    raise error(errno.ERANGE)
+    finally:
+        _buffers.path = buf
+    return f[5], path, f[7], f[8]

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""get() against a fake module that counts its query ioctls."""
+import ctypes
+import errno
+import os
+
+import pytest
+
+import peercgroup
+from peercgroup import _abi, _device
+
+
+class FakeModule:
+    """Answers PEERCGROUP_IOC_QUERY with answer(q) -> (path, term, path_len,
+    errno): path and the byte term after it are written at q.path when they
+    fit in q.path_size and errno is 0."""
+
+    def __init__(self, answer):
+        self.answer = answer
+        self.calls = 0
+
+    def ioctl(self, fd, req, q):
+        assert req == _abi.IOC_QUERY
+        self.calls += 1
+        f = list(_abi.QUERY.unpack(q))
+        assert f[0] == _abi.QUERY.size and f[1] == 0 and f[9] == 0
+        path, term, path_len, e = self.answer(f[3])
+        data = path + term
+        if not e and len(data) <= f[3]:
+            # the module writes through the user pointer; so does this
+            ctypes.memmove(f[4], data, len(data))
+        f[5], f[6], f[7] = 1234, path_len, 42
+        _abi.QUERY.pack_into(q, 0, *f)
+        return e
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    fd = os.open("/dev/null", os.O_RDONLY | os.O_CLOEXEC)
+    monkeypatch.setattr(_device, "_fd", fd)
+    monkeypatch.setattr(_device, "_query_flags", _abi.QUERY_NO_PATH)
+
+    def install(answer):
+        m = FakeModule(answer)
+        monkeypatch.setattr(_device, "_ioctl", m.ioctl)
+        return m
+    yield install
+    _device.set_device_path(None)  # closes fd
+
+
+def well_behaved(path, term=b"\0"):
+    """The module's answer: ERANGE when path and its NUL do not fit."""
+    def answer(size):
+        return path, term, len(path), errno.ERANGE if size < len(path) + 1 else 0
+    return answer
+
+
+def test_path_max_minus_one_in_one_ioctl(fake):
+    # the longest path the ABI allows comes back whole, from one ioctl
+    path = b"/" + b"x" * (_abi.PATH_MAX - 2)
+    assert len(path) == 4095
+    m = fake(well_behaved(path))
+    info = peercgroup.get(0)
+    assert info.path == path.decode() and info.cgroup_id == 1234 and info.pid == 42
+    assert m.calls == 1
+    # a second call reuses the thread's buffer and still gets it whole
+    assert peercgroup.get(0).path == path.decode() and m.calls == 2
+
+    # still never an unterminated string, at the last byte of the buffer
+    m = fake(well_behaved(path, term=b"y"))
+    with pytest.raises(peercgroup.ABIMismatchError):
+        peercgroup.get(0)
+    assert m.calls == 1
+
+
+@pytest.mark.parametrize("answer", [
+    lambda size: (b"", b"", 4096, errno.ERANGE),
+    # always one byte more than the buffer: renamed longer between calls
+    lambda size: (b"", b"", size, errno.ERANGE),
+], ids=["path_len-4096", "path_len-growing"])
+def test_erange_is_eproto(fake, answer):
+    # ERANGE into PATH_MAX bytes breaks the ABI's promise: EPROTO, no retry
+    m = fake(answer)
+    with pytest.raises(peercgroup.ABIMismatchError) as e:
+        peercgroup.get(0)
+    assert e.value.errno == errno.EPROTO
+    assert m.calls == 1
