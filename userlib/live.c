@@ -205,6 +205,7 @@ PCG_HIDDEN int pcg_get_live(int sockfd, unsigned int flags, struct peercgroup_in
 {
 	struct ucred cred;
 	socklen_t len;
+	pid_t pid;
 	int pidfd = -1, r;
 
 	r = check_socket(sockfd);
@@ -224,22 +225,28 @@ PCG_HIDDEN int pcg_get_live(int sockfd, unsigned int flags, struct peercgroup_in
 		/* else: kernel < 6.5, fall back to SO_PEERCRED */
 	}
 #endif
+	/*
+	 * The pid we answer is ours for the peer (0: not in our pid
+	 * namespace); fdinfo's is /proc's, which may be another's.
+	 */
+	len = sizeof(cred);
+	if (getsockopt(sockfd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+		r = -errno;
+		goto out;
+	}
+	info->pid = cred.pid;
+	pid = cred.pid;
 	if (pidfd >= 0) {
 #ifdef SO_PEERPIDFD
-		info->pid = pidfd_pid(pidfd);
+		pid = pidfd_pid(pidfd);
 		info->flags |= PEERCGROUP_INFO_PIDFD;
 #endif
-	} else {
-		len = sizeof(cred);
-		if (getsockopt(sockfd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
-			return -errno;
-		info->pid = cred.pid;
 	}
-	if (info->pid <= 0) {	/* exited, or not in our pid namespace */
+	if (pid <= 0) {	/* exited, or not in our pid namespace */
 		r = -ESRCH;
 		goto out;
 	}
-	r = read_proc_cgroup(info->pid, &info->path);
+	r = read_proc_cgroup(pid, &info->path);
 	if (r < 0)
 		goto out;
 	/*
