@@ -31,6 +31,9 @@
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
 #endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
 #define CGROUP2_MAGIC 0x63677270
 
 /* ---- live answers (opt-in, no module needed) ---- */
@@ -182,8 +185,41 @@ static int settle_path(struct peercgroup_info *info)
 	return 0;
 }
 
-#ifdef SO_PEERPIDFD
-static pid_t pidfd_pid(int pidfd)
+/*
+ * Is /proc's pid namespace our active one (SO_PEERCRED's)?  "NSpid:"
+ * lists our pid in each namespace from /proc's down to ours: one
+ * number means they are the same.
+ */
+static bool proc_in_our_pid_ns(void)
+{
+	char *line = NULL, *save = NULL;
+	size_t cap = 0;
+	int n = -1;
+	FILE *f;
+
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	while (getline(&line, &cap, f) > 0) {
+		if (strncmp(line, "NSpid:", 6) != 0)
+			continue;
+		n = 0;
+		for (char *p = line + 6; strtok_r(p, " \t\n", &save); p = NULL)
+			n++;
+		break;
+	}
+	free(line);
+	fclose(f);
+	return n == 1;
+}
+
+/*
+ * The pidfd's pid as /proc's mount numbers it: 0 if not there, -1 if
+ * gone.  5.10 does not let a process that changed its uid read its own
+ * fdinfo; then @ours, SO_PEERCRED's pid, is that number if /proc is of
+ * our pid namespace.
+ */
+static pid_t pidfd_pid(int pidfd, pid_t ours)
 {
 	char fn[64], line[128];
 	pid_t pid = -1;
@@ -192,14 +228,13 @@ static pid_t pidfd_pid(int pidfd)
 	snprintf(fn, sizeof(fn), "/proc/self/fdinfo/%d", pidfd);
 	f = fopen(fn, "re");
 	if (!f)
-		return -1;
+		return proc_in_our_pid_ns() ? ours : 0;
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "Pid: %d", &pid) == 1)
 			break;
 	fclose(f);
 	return pid;
 }
-#endif
 
 PCG_HIDDEN int pcg_get_live(int sockfd, unsigned int flags, struct peercgroup_info *info)
 {
@@ -235,14 +270,34 @@ PCG_HIDDEN int pcg_get_live(int sockfd, unsigned int flags, struct peercgroup_in
 		goto out;
 	}
 	info->pid = cred.pid;
-	pid = cred.pid;
 	if (pidfd >= 0) {
-#ifdef SO_PEERPIDFD
-		pid = pidfd_pid(pidfd);
 		info->flags |= PEERCGROUP_INFO_PIDFD;
-#endif
+	} else {
+		/*
+		 * cred.pid is in our active pid namespace, /proc's numbers in
+		 * its mount's: after unshare -p -f without a new /proc, they
+		 * name other processes.  A pidfd made from it is translated
+		 * as SO_PEERPIDFD's is.  The pid may already be the next
+		 * owner's, so this pidfd earns no PEERCGROUP_INFO_PIDFD.
+		 */
+		if (cred.pid <= 0)
+			return -ESRCH;	/* not in our pid namespace */
+		pidfd = (int)syscall(SYS_pidfd_open, cred.pid, 0);
+		if (pidfd < 0 && (errno == ESRCH || errno == EINVAL))
+			return -ESRCH;	/* gone */
+		/*
+		 * Without pidfd_open() (ENOSYS before 5.3, EPERM from a
+		 * seccomp filter) cred.pid is /proc's only if /proc is of our
+		 * pid namespace; elsewhere no answer beats a guess.
+		 */
+		if (pidfd < 0 && errno != ENOSYS && errno != EPERM)
+			return -errno;
 	}
-	if (pid <= 0) {	/* exited, or not in our pid namespace */
+	if (pidfd >= 0)
+		pid = pidfd_pid(pidfd, cred.pid);
+	else
+		pid = proc_in_our_pid_ns() ? cred.pid : 0;
+	if (pid <= 0) {	/* exited, or not in /proc's pid namespace */
 		r = -ESRCH;
 		goto out;
 	}
