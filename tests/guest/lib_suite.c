@@ -9,6 +9,9 @@
 
 #include <grp.h>
 #include <limits.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
 
 #include "peercgroup.h"
 #include "internal.h"
@@ -306,6 +309,117 @@ static void t_live_in_cgroup_namespace(void)
 	t_in_child(live_in_cgroup_ns, &p);
 }
 
+/*
+ * A server in a pid namespace of its own that kept its parent's /proc
+ * (unshare -p -f without --mount-proc): SO_PEERCRED names its peer by
+ * the namespace's pid, 2, which that /proc gives to another process
+ * (kthreadd).  The live answer is the peer's cgroup or -ESRCH, never
+ * the other process's, and its pid is the server's name for the peer.
+ * Root gets the answer; a user cannot read its own fdinfo on 5.10, and
+ * may get -ESRCH.
+ */
+static void live_pid_ns_answer(int fd, pid_t peer, uint64_t id, bool may_refuse)
+{
+	struct peercgroup_info info;
+	int r;
+
+	r = peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info);
+	if (r == -ESRCH && may_refuse)
+		return;
+	CHECK_INT(0, r);
+	CHECK_STR("/lib-pidns-peer", info.path);
+	CHECK_INT(id, info.cgroup_id);
+	CHECK_INT(peer, info.pid);
+	peercgroup_info_free(&info);
+}
+
+struct pid_ns_case {
+	uint64_t id;
+	bool root_may_refuse;
+};
+
+static void live_as_pid_ns_init(void *arg)
+{
+	struct pid_ns_case *p = arg;
+	struct client c;
+	int fd;
+
+	CHECK_INT(1, getpid());
+	SYS(fd = accept_client(&c, "lib-pidns-peer"));
+	CHECK_INT(2, c.pid);
+	live_pid_ns_answer(fd, c.pid, p->id, p->root_may_refuse);
+	SYS(setgroups(0, NULL));
+	SYS(setresgid(65534, 65534, 65534));
+	SYS(setresuid(65534, 65534, 65534));
+	live_pid_ns_answer(fd, c.pid, p->id, true);
+}
+
+static void live_in_new_pid_ns(void *arg)
+{
+	SYS(unshare(CLONE_NEWPID));
+	t_in_child(live_as_pid_ns_init, arg);
+}
+
+static void t_live_pid_ns_with_parents_proc(void)
+{
+	struct pid_ns_case p = { .root_may_refuse = false };	/* root reads its fdinfo */
+
+	SYS(cg_create(CG_SERVER));
+	SYS(cg_create(CG_CLIENT));
+	SYS(cg_create("lib-pidns-peer"));
+	p.id = cg_id("lib-pidns-peer");
+	t_in_child(live_in_new_pid_ns, &p);
+}
+
+/* A client and the accepted end of its connection. */
+struct accepted {
+	struct client c;
+	int fd;
+};
+
+/*
+ * A sandbox whose seccomp filter refuses pidfd_open() (ENOSYS, as on
+ * kernels before 5.3): the live route without SO_PEERPIDFD still answers
+ * where /proc is of the caller's pid namespace, and in a pid namespace
+ * that kept its parent's /proc answers right or -ESRCH.
+ */
+static void live_without_pidfd_open(void *arg)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 434 /* pidfd_open */, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(insns) / sizeof(insns[0]), .filter = insns };
+	struct pid_ns_case p = { .root_may_refuse = true };
+	struct peercgroup_info info;
+	struct accepted *a = arg;
+	int fd = a->fd;
+
+	SYS(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
+	SYS(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog));
+	CHECK_INT(-1, syscall(434, getpid(), 0));
+	CHECK_INT(ENOSYS, errno);
+	CHECK_INT(0, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
+	CHECK_STR("/lib-pidns-peer", info.path);
+	CHECK_INT(cg_id("lib-pidns-peer"), info.cgroup_id);
+	CHECK_INT(a->c.pid, info.pid);
+	CHECK_INT(have_peerpidfd(), !!(info.flags & PEERCGROUP_INFO_PIDFD));
+	peercgroup_info_free(&info);
+	p.id = cg_id("lib-pidns-peer");
+	live_in_new_pid_ns(&p);
+}
+
+static void t_live_without_pidfd_open(void)
+{
+	struct accepted a;
+
+	SYS(cg_create("lib-pidns-peer"));
+	SYS(a.fd = accept_client(&a.c, "lib-pidns-peer"));
+	t_in_child(live_without_pidfd_open, &a);
+}
+
 /* Both ends of a socketpair name its creator, whoever holds them later. */
 static void t_socketpair_names_creator(void)
 {
@@ -428,6 +542,8 @@ int main(int argc, char **argv)
 	RUN(t_live_removed_cgroup);
 	RUN(t_live_deleted_in_a_name);
 	RUN(t_live_in_cgroup_namespace);
+	RUN(t_live_pid_ns_with_parents_proc);
+	RUN(t_live_without_pidfd_open);
 	RUN(t_socketpair_names_creator);
 	RUN(t_errors);
 	RUN(t_module_absent_enopkg);
