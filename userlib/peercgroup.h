@@ -58,7 +58,10 @@ extern "C" {
 #define PEERCGROUP_INFO_PEER_EXITED	(1U << 1)
 /* Live answer (PEERCGROUP_GET_LIVE): the peer's cgroup now, not at connect. */
 #define PEERCGROUP_INFO_LIVE		(1U << 8)
-/* Live answer checked against a pidfd, so a recycled pid cannot fool it. */
+/*
+ * Live answer checked against the kernel's pidfd of the peer (SO_PEERPIDFD,
+ * 6.5), so a recycled pid cannot fool it.
+ */
 #define PEERCGROUP_INFO_PIDFD		(1U << 9)
 
 /**
