@@ -338,24 +338,38 @@ void pcg_listener_forget(const struct sock *sk)
 }
 
 /*
+ * Only a bound socket, listening or not yet connected, can listen; the
+ * caller holds its state lock.  A record then always belongs to a bound
+ * socket, which lets the destructor skip the table for unbound ones,
+ * every client among them; a socket that escapes this check by racing
+ * bind() or connect() takes the escaped path.
+ */
+static bool pcg_may_listen(const struct sock *sk)
+{
+	int state = sk->sk_state;
+
+	pcg_listener_lockdep_assert(sk);
+	return unix_sk((struct sock *)sk)->addr &&
+	       (state == TCP_CLOSE || state == TCP_LISTEN);
+}
+
+/*
  * A listen() call on @sk is about to reach unix_listen(): make the record
- * the probe's entry handler will follow it in, if @sk can listen (see
- * pcg_listen_enter()).  The record is made here rather than in that
- * handler, which runs in a breakpoint exception with interrupts masked on
- * arm64 (no kprobes on ftrace there): on 5.10 and 6.1 an rhashtable
- * insert ends with local_bh_enable(), which may run softirqs, and must
- * not be called so.  A record made for a call that then never reaches
- * unix_listen() (an LSM refused it) holds no slot, so it never answers.
+ * the probe's entry handler will follow it in, if @sk can listen.  The
+ * record is made here rather than in that handler, which runs in a
+ * breakpoint exception with interrupts masked on arm64 (no kprobes on
+ * ftrace there): on 5.10 and 6.1 an rhashtable insert ends with
+ * local_bh_enable(), which may run softirqs, and must not be called so.
+ * A record made for a call that then never reaches unix_listen() (an LSM
+ * refused it) holds no slot, so it never answers.
  */
 void pcg_listener_prepare(struct sock *sk)
 {
 	struct pcg_listener *l;
-	int state;
 
 	lockdep_assert_irqs_enabled();
 	spin_lock(&unix_sk(sk)->lock);
-	state = sk->sk_state;
-	if (!unix_sk(sk)->addr || (state != TCP_CLOSE && state != TCP_LISTEN))
+	if (!pcg_may_listen(sk))
 		goto out;
 	rcu_read_lock();
 	if (pcg_listener_lookup(sk))
@@ -401,7 +415,6 @@ static int notrace pcg_listen_enter(struct kretprobe_instance *ri,
 	struct socket *sock = (struct socket *)regs_get_kernel_argument(regs, 0);
 	struct sock *sk = sock->sk;
 	struct cgroup *cgrp;
-	int state;
 
 	if (!pcg_is_stream(sk))
 		return 1;	/* refused by unix_listen(): no return handler */
@@ -410,15 +423,7 @@ static int notrace pcg_listen_enter(struct kretprobe_instance *ri,
 	call->in_slot = false;
 	cgrp = pcg_current_cgroup();
 	spin_lock(&unix_sk(sk)->lock);
-	state = sk->sk_state;
-	/*
-	 * Only a bound socket, listening or not yet connected, can listen.
-	 * A record then always belongs to a bound socket, which lets the
-	 * destructor skip the table for unbound ones, every client among
-	 * them; a socket that escapes this check by racing bind() or
-	 * connect() takes the escaped path.
-	 */
-	if (cgrp && unix_sk(sk)->addr && (state == TCP_CLOSE || state == TCP_LISTEN)) {
+	if (cgrp && pcg_may_listen(sk)) {
 		rcu_read_lock();
 		call->followed = pcg_listen_begin(sk, task_tgid(current), cgrp,
 						  &call->in_slot);
