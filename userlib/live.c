@@ -60,31 +60,47 @@ static int check_socket(int sockfd)
 	return v ? -ENOTCONN : 0;
 }
 
-/* "0::/path" from /proc/PID/cgroup, as printed.  *path is malloc()ed. */
-static int read_proc_cgroup(pid_t pid, char **path)
+/*
+ * The rest of the first line of @fn that starts with @prefix, without its
+ * newline, into *@rest (malloc()ed): 0, -ENODATA if no line does, or the
+ * error of opening @fn.
+ */
+static int proc_line(const char *fn, const char *prefix, char **rest)
 {
-	char fn[64], *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, len = strlen(prefix);
+	char *line = NULL;
+	int r = -ENODATA;
 	ssize_t n;
 	FILE *f;
-	int r = -ENOMEDIUM;	/* no cgroup v2 line */
 
-	snprintf(fn, sizeof(fn), "/proc/%d/cgroup", (int)pid);
 	f = fopen(fn, "re");
 	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
+		return -errno;
 	while ((n = getline(&line, &cap, f)) > 0) {
-		if (strncmp(line, "0::", 3) != 0)
+		if (strncmp(line, prefix, len) != 0)
 			continue;
 		if (line[n - 1] == '\n')
 			line[--n] = '\0';
-		*path = strdup(line + 3);
-		r = *path ? 0 : -ENOMEM;
+		*rest = strdup(line + len);
+		r = *rest ? 0 : -ENOMEM;
 		break;
 	}
 	free(line);
 	fclose(f);
 	return r;
+}
+
+/* "0::/path" from /proc/PID/cgroup, as printed.  *path is malloc()ed. */
+static int read_proc_cgroup(pid_t pid, char **path)
+{
+	char fn[64];
+	int r;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/cgroup", (int)pid);
+	r = proc_line(fn, "0::", path);
+	if (r == -ENOENT)
+		return -ESRCH;
+	return r == -ENODATA ? -ENOMEDIUM : r;	/* no cgroup v2 line */
 }
 
 /*
@@ -192,48 +208,42 @@ static int settle_path(struct peercgroup_info *info)
  */
 static bool proc_in_our_pid_ns(void)
 {
-	char *line = NULL, *save = NULL;
-	size_t cap = 0;
-	int n = -1;
-	FILE *f;
+	char *nspid = NULL, *save = NULL;
+	int n = 0;
 
-	f = fopen("/proc/self/status", "re");
-	if (!f)
+	if (proc_line("/proc/self/status", "NSpid:", &nspid) < 0)
 		return false;
-	while (getline(&line, &cap, f) > 0) {
-		if (strncmp(line, "NSpid:", 6) != 0)
-			continue;
-		n = 0;
-		for (char *p = line + 6; strtok_r(p, " \t\n", &save); p = NULL)
-			n++;
-		break;
-	}
-	free(line);
-	fclose(f);
+	for (char *p = nspid; strtok_r(p, " \t", &save); p = NULL)
+		n++;
+	free(nspid);
 	return n == 1;
 }
 
 /*
- * The pidfd's pid as /proc's mount numbers it: 0 if not there, -1 if
- * gone.  5.10 does not let a process that changed its uid read its own
- * fdinfo; then @ours, SO_PEERCRED's pid, is that number if /proc is of
- * our pid namespace.
+ * The peer's number in /proc's pid namespace: 0 if not there, -1 if gone.
+ * From @pidfd's fdinfo; without a pidfd (@pidfd < 0), or where 5.10 does
+ * not let a process that changed its uid read its own fdinfo, @ours, the
+ * SO_PEERCRED pid, is that number only if /proc is of our pid namespace.
  */
-static pid_t pidfd_pid(int pidfd, pid_t ours)
+static pid_t proc_pid(int pidfd, pid_t ours)
 {
-	char fn[64], line[128];
 	pid_t pid = -1;
-	FILE *f;
+	char fn[64], *rest = NULL;
+	int r;
 
-	snprintf(fn, sizeof(fn), "/proc/self/fdinfo/%d", pidfd);
-	f = fopen(fn, "re");
-	if (!f)
-		return proc_in_our_pid_ns() ? ours : 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Pid: %d", &pid) == 1)
-			break;
-	fclose(f);
-	return pid;
+	if (pidfd >= 0) {
+		snprintf(fn, sizeof(fn), "/proc/self/fdinfo/%d", pidfd);
+		r = proc_line(fn, "Pid:", &rest);
+		if (r == 0) {
+			if (sscanf(rest, "%d", &pid) != 1)
+				pid = -1;
+			free(rest);
+			return pid;
+		}
+		if (r == -ENODATA || r == -ENOMEM)
+			return -1;
+	}
+	return proc_in_our_pid_ns() ? ours : 0;
 }
 
 PCG_HIDDEN int pcg_get_live(int sockfd, unsigned int flags, struct peercgroup_info *info)
@@ -293,10 +303,7 @@ PCG_HIDDEN int pcg_get_live(int sockfd, unsigned int flags, struct peercgroup_in
 		if (pidfd < 0 && errno != ENOSYS && errno != EPERM)
 			return -errno;
 	}
-	if (pidfd >= 0)
-		pid = pidfd_pid(pidfd, cred.pid);
-	else
-		pid = proc_in_our_pid_ns() ? cred.pid : 0;
+	pid = proc_pid(pidfd, cred.pid);
 	if (pid <= 0) {	/* exited, or not in /proc's pid namespace */
 		r = -ESRCH;
 		goto out;
