@@ -127,6 +127,7 @@ static const char *const rt_names[] = {
 /* Indexed by bit number; the data file and the CLI use these names. */
 static const char *const flag_names[] = {
 	"conmon", "kubernetes", "rootless", "monitor", "outside", "namespaced",
+	"unproven",
 };
 
 PUBLIC const char *peercgroup_runtime_name(enum peercgroup_runtime rt)
@@ -615,7 +616,14 @@ static const char *validate(const char *path, size_t len, uint32_t *up)
 	return rest;
 }
 
-static void classify(const char *p, const char *end, struct peercgroup_class *out)
+/*
+ * *@named: the component whose name the answer rests on (the container's,
+ * the application's, or the first "kubepods" of a pod with no container
+ * found), or NULL.  Whoever could create a cgroup beside it chose that
+ * name (pcg_peer_name_proven()).
+ */
+static void classify(const char *p, const char *end, struct peercgroup_class *out,
+		     const char **named)
 {
 	struct context x = { .parent = { "", 0 } };
 	struct str unit = { NULL, 0 }, first;
@@ -623,6 +631,7 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 	int user_slice = 0, found = 0, app = 0, in_user_manager = 0, leading = 1;
 	size_t i;
 
+	*named = NULL;
 	walk_start(&w, p, end);
 	first = w.c;
 	x.ecs = eq(first, "ecs");
@@ -636,6 +645,7 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 				break;
 			}
 		if (found) {
+			*named = c.s;
 			/* nspawn splits itself off from its payload */
 			if ((out->runtime == PEERCGROUP_RT_NSPAWN ||
 			     out->runtime == PEERCGROUP_RT_MACHINE) &&
@@ -644,10 +654,12 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 			break;
 		}
 		if (match_cgroups_path(c, out)) {
+			*named = c.s;
 			found = 1;
 			break;
 		}
 		if (x.ecs && x.depth == 1) {	/* /ecs/<task>[/<container>] */
+			*named = c.s;
 			if (c.n < sizeof(out->pod))
 				copy_name(out->pod, sizeof(out->pod), c, 0);
 			out->runtime = PEERCGROUP_RT_ECS;
@@ -657,6 +669,8 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 			break;
 		}
 		if (is_kubepods(c)) {
+			if (!x.kube)
+				*named = c.s;
 			x.kube = 1;
 		} else if (x.kube) {
 			kube_context(c, out);
@@ -665,6 +679,7 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 				memcpy(out->id, c.s, c.n);
 				out->id[c.n] = '\0';
 				out->runtime = PEERCGROUP_RT_KUBERNETES;
+				*named = c.s;
 				found = 1;
 				break;
 			}
@@ -676,6 +691,7 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 			memcpy(out->id, c.s, c.n);
 			out->id[c.n] = '\0';
 			out->runtime = PEERCGROUP_RT_DOCKER;
+			*named = c.s;
 			found = 1;
 			break;
 		}
@@ -687,6 +703,7 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 		    (in_user_manager && (match_flatpak(c, out) || match_app(c, out)))) {
 			app = 1;
 			unit = c;
+			*named = c.s;
 			break;
 		}
 		if (eq(c, "user.slice") && x.depth == 0)
@@ -747,13 +764,14 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 		copy_name(out->id, sizeof(out->id), unit, 0);
 }
 
-/* The whole result, into the library's own struct. */
+/* The whole result, into the library's own struct; *@named as classify(). */
 static int classify_full(const char *path, size_t len, unsigned int flags,
-			 struct peercgroup_class *out)
+			 struct peercgroup_class *out, const char **named)
 {
 	const char *rest, *end;
 	int initial;
 
+	*named = NULL;
 	reset(out);
 	if ((flags & ~(PEERCGROUP_CLASSIFY_INITIAL_NS | PEERCGROUP_CLASSIFY_CHILD_NS)) ||
 	    flags == (PEERCGROUP_CLASSIFY_INITIAL_NS | PEERCGROUP_CLASSIFY_CHILD_NS))
@@ -782,22 +800,23 @@ static int classify_full(const char *path, size_t len, unsigned int flags,
 			out->runtime = PEERCGROUP_RT_HOST;
 		return 0;
 	}
-	classify(rest, end, out);
+	classify(rest, end, out, named);
 	fill_units(rest, end, out);
 	return 0;
 }
 
-PUBLIC int peercgroup_classify_path(const char *path, size_t len, unsigned int flags,
-				    struct peercgroup_class *out)
+PCG_HIDDEN int pcg_classify_named(const char *path, size_t len, unsigned int flags,
+				  struct peercgroup_class *out, const char **named)
 {
 	struct peercgroup_class full;
 	uint32_t size;
 	int r;
 
+	*named = NULL;
 	if (!out || out->size < PEERCGROUP_CLASS_SIZE_VER0)
 		return -EINVAL;
 	size = out->size;
-	r = classify_full(path, len, flags, &full);
+	r = classify_full(path, len, flags, &full, named);
 	if (r < 0)
 		reset(&full);
 	full.size = size < sizeof(full) ? size : (uint32_t)sizeof(full);
@@ -807,15 +826,24 @@ PUBLIC int peercgroup_classify_path(const char *path, size_t len, unsigned int f
 	return r;
 }
 
+PUBLIC int peercgroup_classify_path(const char *path, size_t len, unsigned int flags,
+				    struct peercgroup_class *out)
+{
+	const char *named;
+
+	return pcg_classify_named(path, len, flags, out, &named);
+}
+
 PUBLIC int peercgroup_classify(const char *path, size_t len,
 			       struct peercgroup_container *out)
 {
 	struct peercgroup_class full;
+	const char *named;
 	int r;
 
 	if (!out)
 		return -EINVAL;
-	r = classify_full(path, len, 0, &full);
+	r = classify_full(path, len, 0, &full, &named);
 	if (r < 0)
 		reset(&full);
 	memset(out, 0, sizeof(*out));

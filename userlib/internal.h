@@ -69,6 +69,34 @@ static inline int pcg_ioctl(int fd, unsigned long req, void *arg)
 /* device.c: after a failed query on *@fd, is it still the device?  (see there) */
 PCG_HIDDEN int pcg_device_recheck(int *fd);
 
+/*
+ * classify.c: peercgroup_classify_path(), and *@named: where in @path the
+ * component whose name the answer rests on starts, or NULL.
+ */
+PCG_HIDDEN int pcg_classify_named(const char *path, size_t len, unsigned int flags,
+				  struct peercgroup_class *out, const char **named);
+
+/*
+ * query.c: classify a peer's @path of @len bytes, cgroup @id, as
+ * peercgroup_peer_classify() does: with PEERCGROUP_CT_UNPROVEN where a user
+ * may have named it.  0, or -EPROTO for a path that is no cgroup path.
+ */
+PCG_HIDDEN int pcg_classify_peer(const char *path, size_t len, uint64_t id,
+				 struct peercgroup_class *out);
+
+/*
+ * owner.c: 1 if only root can have named the cgroup of the component at
+ * @named in @path, the path of cgroup @id; 0 if a user may have, or if
+ * this process cannot tell (see there).
+ */
+PCG_HIDDEN int pcg_cgroup_name_proven(const char *path, const char *named, uint64_t id);
+
+/*
+ * TEST ONLY: look at directory tree @root in place of the cgroup2 mount,
+ * owned by @root_uid in place of root (NULL restores both).
+ */
+PCG_HIDDEN void pcg_test_set_cgroup_root(const char *root, uid_t root_uid);
+
 /* device.c: 1 if the cached fd is wiped in fork children (MADV_WIPEONFORK). */
 PCG_HIDDEN int pcg_device_wipes_on_fork(void);
 

@@ -222,11 +222,22 @@ enum peercgroup_runtime {
  * namespace root, "/" is not the host, and runtime HOST is never reported.
  */
 #define PEERCGROUP_CT_NAMESPACED (1U << 5)
+/*
+ * Set by peercgroup_peer_classify() only, when the answer rests on a name
+ * (a container's, an application's, "kubepods") that nothing shows was
+ * given by root: the parent of the cgroup so named belongs to another
+ * user or is writable by others (a subtree systemd delegated to a user:
+ * Delegate=yes with User=, user@UID.service), or this process cannot
+ * look (no cgroup2 mount at /sys/fs/cgroup showing its namespace, a peer
+ * outside it, a removed cgroup).  Owners are as this process sees them:
+ * root is uid 0 of its user namespace.  The getters answer -ENXIO.
+ */
+#define PEERCGROUP_CT_UNPROVEN	 (1U << 6)
 
 /*
  * The name of one result flag ("conmon", "kubernetes", "rootless",
- * "monitor", "outside", "namespaced"), or NULL if @flag is not exactly one
- * known flag.
+ * "monitor", "outside", "namespaced", "unproven"), or NULL if @flag is not
+ * exactly one known flag.
  */
 const char *peercgroup_class_flag_name(unsigned int flag);
 
@@ -344,7 +355,9 @@ int peercgroup_classify(const char *path, size_t len,
 
 /* The whole classification of the peer.  @flags: 0 or PEERCGROUP_GET_LIVE
  * (the peer's cgroup now, asked for explicitly).  @out->size as for
- * peercgroup_classify_path(); on failure @out is the empty result. */
+ * peercgroup_classify_path(); on failure @out is the empty result.  Unlike
+ * the path's classifier, it looks at who owns the named cgroup's parent
+ * (PEERCGROUP_CT_UNPROVEN): two stat()s and a statfs(). */
 int peercgroup_peer_classify(int sockfd, unsigned int flags, struct peercgroup_class *out);
 
 /* The system unit ("sshd.service", "user@1000.service", "docker-<id>.scope"),
@@ -358,12 +371,14 @@ int peercgroup_peer_get_user_unit(int sockfd, char **unit);
 /* The uid of user-UID.slice or user@UID.service. */
 int peercgroup_peer_get_owner_uid(int sockfd, uid_t *uid);
 
-/* The machine: systemd-nspawn@NAME.service or machined's machine-NAME.scope. */
+/* The machine: systemd-nspawn@NAME.service or machined's machine-NAME.scope;
+ * -ENXIO where a user may have named it (ROOTLESS, UNPROVEN). */
 int peercgroup_peer_get_machine_name(int sockfd, char **machine);
 
 /* The container runtime and its id or name.  -ENXIO for anything else,
  * including a runtime's monitor (conmon, lxc.monitor, nspawn supervisor),
- * which is not the container: see peercgroup_peer_classify() for those. */
+ * which is not the container, and a name a user may have given (ROOTLESS,
+ * UNPROVEN): see peercgroup_peer_classify() for those. */
 int peercgroup_peer_get_container(int sockfd, enum peercgroup_runtime *runtime, char **id);
 
 #ifdef __cplusplus

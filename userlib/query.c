@@ -224,6 +224,19 @@ fail:
 
 /* ---- getters: one fact each, from the connect-time record ---- */
 
+PCG_HIDDEN int pcg_classify_peer(const char *path, size_t len, uint64_t id,
+				 struct peercgroup_class *out)
+{
+	const char *named;
+	int r = pcg_classify_named(path, len, 0, out, &named);
+
+	if (r < 0)
+		return -EPROTO;		/* the path given is no cgroup path */
+	if (named && !pcg_cgroup_name_proven(path, named, id))
+		out->flags |= PEERCGROUP_CT_UNPROVEN;
+	return 0;
+}
+
 PUBLIC int peercgroup_peer_classify(int sockfd, unsigned int flags,
 				    struct peercgroup_class *out)
 {
@@ -236,24 +249,31 @@ PUBLIC int peercgroup_peer_classify(int sockfd, unsigned int flags,
 		r = -EINVAL;
 		goto fail;
 	}
+	if (sockfd < 0) {
+		r = -EBADF;
+		goto fail;
+	}
 	if (flags & PEERCGROUP_GET_LIVE) {
 		r = peercgroup_get(sockfd, flags, &info);
 		if (r < 0)
 			goto fail;
-		r = peercgroup_classify_path(info.path, info.path_len, 0, out);
+		r = pcg_classify_peer(info.path, info.path_len, info.cgroup_id, out);
 		peercgroup_info_free(&info);
 	} else {
-		char path[PATH_MAX];
-
 		/* no malloc()/free() on the getters' path: PATH_MAX always fits */
-		r = peercgroup_get_path_buf(sockfd, path, sizeof(path));
+		struct peercgroup_query q;
+		char path[PATH_MAX];
+		int fd = pcg_device(NULL);
+
+		r = fd < 0 ? fd : query_path(fd, sockfd, path, sizeof(path), &q);
+		if (r == -ERANGE)
+			r = -EPROTO;	/* the ABI: every path fits in PATH_MAX */
 		if (r < 0)
 			goto fail;
-		r = peercgroup_classify_path(path, (size_t)r, 0, out);
+		r = pcg_classify_peer(path, q.path_len, q.cgroup_id, out);
 	}
-	if (r < 0)
-		r = -EPROTO;	/* the path given is no cgroup path */
-	return r;
+	if (r == 0)
+		return 0;
 fail:
 	/* the same empty answer as a rejected path */
 	peercgroup_classify_path(NULL, 0, 0, out);
@@ -329,8 +349,8 @@ PUBLIC int peercgroup_peer_get_machine_name(int sockfd, char **machine)
 		return r;
 	if (c.runtime != PEERCGROUP_RT_NSPAWN && c.runtime != PEERCGROUP_RT_MACHINE)
 		return -ENXIO;
-	if (c.flags & PEERCGROUP_CT_ROOTLESS)
-		return -ENXIO;	/* named by the user it belongs to (below) */
+	if (c.flags & (PEERCGROUP_CT_ROOTLESS | PEERCGROUP_CT_UNPROVEN))
+		return -ENXIO;	/* perhaps named by a user (below) */
 	return give_string(c.id, machine);
 }
 
@@ -366,13 +386,15 @@ PUBLIC int peercgroup_peer_get_container(int sockfd, enum peercgroup_runtime *ru
 	if (r < 0)
 		return r;
 	/*
-	 * A runtime's monitor is not its container.  Nor is a name found in
-	 * a user's service manager proof of one: that user may create
-	 * cgroups there and name them after any container of the machine.
-	 * peercgroup_peer_classify() reports such a peer, with the user.
+	 * A runtime's monitor is not its container.  Nor is a name that a
+	 * user other than root may have given (in a user's service manager,
+	 * or any subtree delegated to a user): that user may name cgroups
+	 * after any container of the machine.  peercgroup_peer_classify()
+	 * reports such a peer, flagged.
 	 */
 	if (!is_container(c.runtime) ||
-	    (c.flags & (PEERCGROUP_CT_MONITOR | PEERCGROUP_CT_ROOTLESS)))
+	    (c.flags & (PEERCGROUP_CT_MONITOR | PEERCGROUP_CT_ROOTLESS |
+			PEERCGROUP_CT_UNPROVEN)))
 		return -ENXIO;
 	r = give_string(c.id, id);
 	if (r == 0)

@@ -686,6 +686,54 @@ static void test_vfork_exec(void **state)
 }
 
 /* The getters, over the fake module's answer. */
+/* ---- a fake cgroup tree: directories whose inodes are the ids ---- */
+
+#define HEX64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define UUID "12345678-1234-1234-1234-123456789abc"
+
+static char cgroup_tree[64];
+
+static void tree_setup(void)
+{
+	strcpy(cgroup_tree, "/tmp/pcg-cgroups-XXXXXX");
+	assert_non_null(mkdtemp(cgroup_tree));
+	pcg_test_set_cgroup_root(cgroup_tree, getuid());
+}
+
+static void tree_teardown(void)
+{
+	char cmd[96];
+
+	pcg_test_set_cgroup_root(NULL, 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cgroup_tree);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* The peer is in @path, which exists in the tree: its inode is the id. */
+static void fake_cgroup(const char *path)
+{
+	char fn[PATH_MAX], *p;
+	struct stat st;
+
+	snprintf(fn, sizeof(fn), "%s%s", cgroup_tree, path);
+	for (p = fn + strlen(cgroup_tree) + 1; (p = strchr(p, '/')); *p++ = '/') {
+		*p = '\0';
+		assert_true(mkdir(fn, 0755) == 0 || errno == EEXIST);
+	}
+	assert_true(mkdir(fn, 0755) == 0 || errno == EEXIST);
+	assert_int_equal(stat(fn, &st), 0);
+	fake.path = path;
+	fake.id = st.st_ino;
+}
+
+static void chmod_cgroup(const char *path, mode_t mode)
+{
+	char fn[PATH_MAX];
+
+	snprintf(fn, sizeof(fn), "%s%s", cgroup_tree, path);
+	assert_int_equal(chmod(fn, mode), 0);
+}
+
 static void test_getters(void **state)
 {
 	enum peercgroup_runtime rt;
@@ -694,6 +742,7 @@ static void test_getters(void **state)
 	uid_t uid;
 
 	(void)state;
+	tree_setup();
 	fake.path = "/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-org.gnome.Maps-42.scope";
 	assert_int_equal(peercgroup_peer_get_unit(3, &s), 0);
 	assert_string_equal(s, "user@1000.service");
@@ -710,7 +759,7 @@ static void test_getters(void **state)
 	assert_string_equal(c.app, "org.gnome.Maps");
 	assert_string_equal(c.launcher, "gnome");
 
-	fake.path = "/machine.slice/systemd-nspawn@deb.service/payload";
+	fake_cgroup("/machine.slice/systemd-nspawn@deb.service/payload");
 	assert_int_equal(peercgroup_peer_get_machine_name(3, &s), 0);
 	assert_string_equal(s, "deb");
 	free(s);
@@ -722,12 +771,78 @@ static void test_getters(void **state)
 	assert_int_equal(peercgroup_peer_get_user_unit(3, &s), -ENXIO);
 
 	/* a monitor is not its container */
-	fake.path = "/lxc.monitor.web";
+	fake_cgroup("/lxc.monitor.web");
 	assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), -ENXIO);
-	fake.path = "/lxc.payload.web";
+	fake_cgroup("/lxc.payload.web");
 	assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), 0);
 	assert_int_equal(rt, PEERCGROUP_RT_LXC);
 	free(s);
+	assert_int_equal(peercgroup_peer_classify(3, 0, &c), 0);
+	assert_false(c.flags & PEERCGROUP_CT_UNPROVEN);
+
+	/*
+	 * A name whose parent another may write: a user may have given it.
+	 * (The tree's owner stands for root: the parent's owner is tested in
+	 * api_suite, on a real cgroup2 tree.)
+	 */
+	fake_cgroup("/system.slice/svc.service/lxc.payload.web");
+	assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), 0);
+	free(s);
+	chmod_cgroup("/system.slice/svc.service", 0775);
+	assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), -ENXIO);
+	assert_null(s);
+	assert_int_equal(rt, PEERCGROUP_RT_UNKNOWN);
+	assert_int_equal(peercgroup_peer_classify(3, 0, &c), 0);
+	assert_int_equal(c.runtime, PEERCGROUP_RT_LXC);
+	assert_string_equal(c.id, "web");
+	assert_true(c.flags & PEERCGROUP_CT_UNPROVEN);
+	/* only the parent counts: the grandparent, or the cgroup itself, do not */
+	chmod_cgroup("/system.slice/svc.service", 0755);
+	chmod_cgroup("/system.slice", 0777);
+	chmod_cgroup("/system.slice/svc.service/lxc.payload.web", 0777);
+	assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), 0);
+	free(s);
+	fake_cgroup("/system.slice/svc.service/" HEX64);
+	assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), 0);
+	assert_int_equal(rt, PEERCGROUP_RT_DOCKER);
+	free(s);
+	chmod_cgroup("/system.slice/svc.service", 0757);
+	assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), -ENXIO);
+	/* a pod's container: its pod's cgroup; a pod: where "kubepods" is */
+	fake_cgroup("/system.slice/svc.service/kubepods/besteffort/pod" UUID "/" HEX64);
+	assert_int_equal(peercgroup_peer_classify(3, 0, &c), 0);
+	assert_int_equal(c.runtime, PEERCGROUP_RT_KUBERNETES);
+	assert_false(c.flags & PEERCGROUP_CT_UNPROVEN);
+	chmod_cgroup("/system.slice/svc.service/kubepods/besteffort/pod" UUID, 0775);
+	assert_int_equal(peercgroup_peer_classify(3, 0, &c), 0);
+	assert_true(c.flags & PEERCGROUP_CT_UNPROVEN);
+	fake_cgroup("/system.slice/svc.service/kubepods/besteffort/pod" UUID);
+	assert_int_equal(peercgroup_peer_classify(3, 0, &c), 0);
+	assert_string_equal(c.pod, UUID);
+	assert_true(c.flags & PEERCGROUP_CT_UNPROVEN);
+	/* a name that is no container's or application's needs no proof */
+	fake_cgroup("/system.slice/svc.service/sub");
+	assert_int_equal(peercgroup_peer_classify(3, 0, &c), 0);
+	assert_int_equal(c.runtime, PEERCGROUP_RT_SYSTEM_SERVICE);
+	assert_false(c.flags & PEERCGROUP_CT_UNPROVEN);
+
+	/* the tree must show the peer's own cgroup: its inode is the id */
+	fake_cgroup("/lxc.payload.web");
+	fake.id++;
+	assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), -ENXIO);
+	fake.id = 0;		/* no id: nothing to compare */
+	assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), -ENXIO);
+	fake.path = "/lxc.payload.gone";	/* removed, or never seen here */
+	fake.id = 4242;
+	assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), -ENXIO);
+	fake.path = "/../lxc.payload.web";	/* outside the namespace */
+	assert_int_equal(peercgroup_peer_classify(3, 0, &c), 0);
+	assert_true(c.flags & PEERCGROUP_CT_UNPROVEN);
+	/* the path's own classifier never looks */
+	assert_int_equal(peercgroup_classify_path("/lxc.payload.gone", 17, 0, &c), 0);
+	assert_false(c.flags & PEERCGROUP_CT_UNPROVEN);
+	assert_string_equal(peercgroup_class_flag_name(PEERCGROUP_CT_UNPROVEN), "unproven");
+	tree_teardown();
 
 	/* errors of the query pass through; the result is the empty one */
 	fake.query_errno = ENODATA;

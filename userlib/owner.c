@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Who named a cgroup.  A container's or an application's name is only a
+ * directory name, and whoever may create a directory beside it chose it.
+ * systemd hands a delegated subtree (Delegate=yes with User=, and every
+ * user@UID.service) to its user by chown(), and the cgroups that user
+ * makes below are the user's: any name, including that of a container
+ * elsewhere on the machine.  Only a name whose parent cgroup root owns,
+ * and nobody else may write, is root's choice.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+
+#include "peercgroup.h"
+#include "internal.h"
+
+#define CGROUP2_MAGIC 0x63677270
+
+static const char *test_root;
+static uid_t test_root_uid;
+
+PCG_HIDDEN void pcg_test_set_cgroup_root(const char *root, uid_t root_uid)
+{
+	test_root = root;
+	test_root_uid = root ? root_uid : 0;
+}
+
+/* Where this process sees cgroup v2: /sys/fs/cgroup, or .../unified. */
+static const char *cgroup2_dir(void)
+{
+	static const char *const dirs[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+	struct statfs sf;
+	size_t i;
+
+	if (test_root)
+		return test_root;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (statfs(dirs[i], &sf) == 0 && sf.f_type == CGROUP2_MAGIC)
+			return dirs[i];
+	return NULL;
+}
+
+/* stat() of the cgroup at the first @len bytes of @path, below @dir. */
+static int cgroup_stat(const char *dir, const char *path, size_t len, struct stat *st)
+{
+	char fn[PATH_MAX + 32];
+
+	if (len >= PATH_MAX)
+		return -ENAMETOOLONG;
+	snprintf(fn, sizeof(fn), "%s/%.*s", dir, (int)len, path);
+	if (stat(fn, st) < 0)
+		return -errno;
+	return S_ISDIR(st->st_mode) ? 0 : -ENOTDIR;
+}
+
+/*
+ * Which part of the tree the mount shows is not read from mountinfo:
+ * @path leads to the peer's cgroup there only if the directory's inode is
+ * its id (a mount of another part shows another cgroup or none, and a
+ * removed cgroup is gone), and then every prefix of @path leads to one of
+ * its ancestors.  Owners are as this process sees them: root is uid 0 of
+ * its user namespace.
+ */
+PCG_HIDDEN int pcg_cgroup_name_proven(const char *path, const char *named, uint64_t id)
+{
+	const char *dir = cgroup2_dir();
+	struct stat st;
+
+	if (!dir || !id)
+		return 0;
+	/* "/.." leads out of this namespace's tree: no mount here shows it. */
+	if (!strncmp(path, "/..", 3) && (path[3] == '/' || !path[3]))
+		return 0;
+	if (cgroup_stat(dir, path, strlen(path), &st) < 0 || st.st_ino != id)
+		return 0;
+	if (cgroup_stat(dir, path, (size_t)(named - path), &st) < 0)
+		return 0;
+	return st.st_uid == test_root_uid && !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
