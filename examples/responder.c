@@ -131,12 +131,13 @@ static const char *subject(enum key k, const char *path, const struct peercgroup
 			   const char *who)
 {
 	int monitor = !!(c->flags & PEERCGROUP_CT_MONITOR);
-	int rootless = !!(c->flags & PEERCGROUP_CT_ROOTLESS);
+	/* a user may have named this cgroup after any container */
+	int user_named = !!(c->flags & (PEERCGROUP_CT_ROOTLESS | PEERCGROUP_CT_UNPROVEN));
 
 	switch (k) {
 	case K_RUNTIME: return peercgroup_runtime_name(c->runtime);
-	case K_CONTAINER: return c->id[0] && !monitor && !rootless ? who : NULL;
-	case K_MONITOR: return monitor && !rootless ? who : NULL;
+	case K_CONTAINER: return c->id[0] && !monitor && !user_named ? who : NULL;
+	case K_MONITOR: return monitor && !user_named ? who : NULL;
 	case K_APP: return c->app[0] ? c->app : NULL;
 	case K_UNIT: return c->unit[0] ? c->unit : NULL;
 	case K_CGROUP: return path;
@@ -169,11 +170,16 @@ static void answer(int c)
 	char reply[4400];
 	int e = peercgroup_get(c, 0, &info);
 
+	/* the same record, classified with a look at who named its cgroup */
+	if (e == 0) {
+		e = peercgroup_peer_classify(c, 0, &cls);
+		if (e < 0)
+			peercgroup_info_free(&info);
+	}
 	if (e < 0) {
 		/* No record means no proof: deny, and say why. */
 		snprintf(reply, sizeof(reply), "DENY error: %s\n", peercgroup_strerror(e));
 	} else {
-		peercgroup_classify_path(info.path, info.path_len, 0, &cls);
 		r = decide(info.path, &cls);
 		snprintf(reply, sizeof(reply), "%s %s%s %s pid=%d rule=%d\n",
 			 r && r->allow ? "ALLOW" : "DENY", peercgroup_runtime_name(cls.runtime),

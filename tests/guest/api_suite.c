@@ -182,6 +182,121 @@ static void a_getters_match_the_kernel(void)
 		check_getters(&wants[i]);
 }
 
+/*
+ * A service with Delegate=yes and User= owns its cgroup (systemd chown()s
+ * it to the user), so the cgroups the user makes below may bear any
+ * container's name.  Such a name is flagged and named by no getter; the
+ * same names in a parent that root owns are the container's.
+ */
+#define DELEGATED "system.slice/deleg.service"
+#define DELEGATED_UID 1000
+#define HEX64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+/* mkdir @cg as the delegated user, as that user's own service would. */
+static int user_mkdir(const char *cg)
+{
+	char p[PATH_MAX];
+	int status;
+	pid_t pid;
+
+	if (cg_file(p, sizeof(p), cg, ""))
+		return -1;
+	pid = fork();
+	if (pid == 0)
+		_exit(setresgid(DELEGATED_UID, DELEGATED_UID, DELEGATED_UID) ||
+		      setresuid(DELEGATED_UID, DELEGATED_UID, DELEGATED_UID) ||
+		      mkdir(p, 0755));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+	    !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	defer_cgroup(cg);	/* removed before its parent */
+	return 0;
+}
+
+/* The peer in @cg, its owner by stat() beside: UNPROVEN iff @unproven. */
+static void check_named(const char *cg, uid_t owner, uid_t parent_owner, bool unproven,
+			enum peercgroup_runtime runtime, const char *id)
+{
+	struct peercgroup_class c = PEERCGROUP_CLASS_INIT;
+	char p[PATH_MAX], truth[PATH_MAX], *s = NULL;
+	enum peercgroup_runtime rt;
+	uint64_t cgid;
+	struct stat st;
+	int fd, r;
+	pid_t pid;
+
+	SYS(accept_peer(cg, &fd, &pid));
+	/* the kernel's truth: where the peer is, who owns it, its id */
+	SYS(proc_cgroup(pid, truth, sizeof(truth)));
+	CHECK(truth[0] == '/' && !strcmp(truth + 1, cg), "peer is in %s, not /%s", truth, cg);
+	SYS(cg_file(p, sizeof(p), cg, ".."));
+	SYS(stat(p, &st));
+	CHECK_INT(parent_owner, st.st_uid);
+	SYS(cg_file(p, sizeof(p), cg, ""));
+	SYS(stat(p, &st));
+	CHECK_INT(owner, st.st_uid);
+	CHECK_INT(0, peercgroup_get_id(fd, &cgid));
+	CHECK(st.st_ino == cgid, "%s: inode %llu, module id %llu", cg,
+	      (unsigned long long)st.st_ino, (unsigned long long)cgid);
+
+	CHECK_INT(0, peercgroup_peer_classify(fd, 0, &c));
+	CHECK_INT(runtime, c.runtime);
+	CHECK(!strcmp(c.id, id), "%s: id \"%s\"", cg, c.id);
+	CHECK(!!(c.flags & PEERCGROUP_CT_UNPROVEN) == unproven, "%s: flags %#x", cg, c.flags);
+	r = peercgroup_peer_get_container(fd, &rt, &s);
+	if (unproven) {
+		CHECK(r == -ENXIO && !s, "%s: container %d \"%s\"", cg, r, s ? s : "");
+	} else {
+		CHECK(r == 0 && s && !strcmp(s, id) && rt == runtime,
+		      "%s: container %d \"%s\"", cg, r, s ? s : "");
+	}
+	free(s);
+	s = NULL;
+	if (runtime == PEERCGROUP_RT_NSPAWN) {
+		r = peercgroup_peer_get_machine_name(fd, &s);
+		CHECK(unproven ? r == -ENXIO : r == 0 && !strcmp(s, id),
+		      "%s: machine %d \"%s\"", cg, r, s ? s : "");
+		free(s);
+	}
+}
+
+static void a_delegated_subtree_names_no_container(void)
+{
+	static const struct {
+		const char *name, *id;
+		enum peercgroup_runtime runtime;
+	} names[] = {
+		{ "lxc.payload.web01", "web01", PEERCGROUP_RT_LXC },
+		{ HEX64, HEX64, PEERCGROUP_RT_DOCKER },	/* cgroupfs --cgroup-parent */
+		{ "systemd-nspawn@deb.service", "deb", PEERCGROUP_RT_NSPAWN },
+		{ "libpod-payload-" HEX64, HEX64, PEERCGROUP_RT_PODMAN },	/* quadlet */
+	};
+	char cg[PATH_MAX - 64];
+	size_t i;
+
+	SYS(cg_make(DELEGATED));
+	SYS(cg_make("system.slice/root.service"));
+	SYS(chown(CGROOT "/" DELEGATED, DELEGATED_UID, DELEGATED_UID));
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(cg, sizeof(cg), DELEGATED "/%s", names[i].name);
+		SYS(user_mkdir(cg));
+		check_named(cg, DELEGATED_UID, DELEGATED_UID, true,
+			    names[i].runtime, names[i].id);
+		/* root's own service: root chose the name */
+		snprintf(cg, sizeof(cg), "system.slice/root.service/%s", names[i].name);
+		SYS(cg_make(cg));
+		check_named(cg, 0, 0, false, names[i].runtime, names[i].id);
+	}
+	/* the parent's owner decides, not who made the cgroup itself */
+	snprintf(cg, sizeof(cg), DELEGATED "/%s", names[0].name);
+	SYS(chown(CGROOT "/" DELEGATED, 0, 0));
+	check_named(cg, DELEGATED_UID, 0, false, names[0].runtime, names[0].id);
+	/* nor may anyone but root write that parent */
+	SYS(chmod(CGROOT "/" DELEGATED, 0775));
+	check_named(cg, DELEGATED_UID, 0, true, names[0].runtime, names[0].id);
+	SYS(chmod(CGROOT "/" DELEGATED, 0755));
+}
+
 /* The getters answer from the connect-time record; only GET_LIVE sees a move. */
 static void a_getters_are_connect_time(void)
 {
@@ -358,6 +473,9 @@ static const struct {
 	{ "lxc.payload.db01", "DENY" },
 	/* a user's own cgroup, named after that container */
 	{ "user.slice/user-1001.slice/user@1001.service/app.slice/lxc.payload.web01", "DENY" },
+	/* the same in a service delegated to a user (chown()ed below) */
+	{ DELEGATED "/lxc.payload.web01", "DENY" },
+	{ "system.slice/root.service/lxc.payload.web01", "ALLOW" },
 };
 
 /* A client in @cg asks the responder at @name; *@reply is its first line. */
@@ -411,6 +529,7 @@ static void a_responder_decisions(void)
 	}
 	for (i = 0; i < n; i++)
 		SYS(cg_make(decisions[i].cg));
+	SYS(chown(CGROOT "/" DELEGATED, DELEGATED_UID, DELEGATED_UID));
 	snprintf(count, sizeof(count), "%zu", n);
 	rsp = fork();
 	if (rsp == 0) {
@@ -511,6 +630,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	RUN(a_getters_match_the_kernel);
 	RUN(a_getters_are_connect_time);
+	RUN(a_delegated_subtree_names_no_container);
 	RUN(a_sandbox_hidden_node_says_deviceallow);
 	RUN(a_sandbox_open_before_hiding_keeps_working);
 	RUN(a_sandbox_denied_node_says_deviceallow);

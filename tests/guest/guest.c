@@ -470,8 +470,7 @@ long long knob(const char *key, const char *env, long long def)
 
 /* ---- cgroups ---- */
 
-/* CGROOT/@name[/@file] into @p, or -1 (ENAMETOOLONG) rather than a cut path. */
-static int cg_file(char *p, size_t size, const char *name, const char *file)
+int cg_file(char *p, size_t size, const char *name, const char *file)
 {
 	int n = snprintf(p, size, CGROOT "/%s%s%s", name,
 			 *name && *file ? "/" : "", file);

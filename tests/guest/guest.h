@@ -137,6 +137,8 @@ bool cmdline_value(const char *key, char *buf, size_t size);
 /* Creates @name (fine if it exists); inside a test, removed after it. */
 int cg_create(const char *name);
 int cg_remove(const char *name);
+/* CGROOT/@name[/@file] into @p, or -1 (ENAMETOOLONG) rather than a cut path. */
+int cg_file(char *p, size_t size, const char *name, const char *file);
 /* Moves process @pid (0: the caller) into cgroup @name. */
 int cg_move(const char *name, pid_t pid);
 /* The cgroup's id: the inode number of its directory. */
