@@ -442,7 +442,8 @@ static int report(FILE *f, int fd)
 		}
 		return r;
 	}
-	peercgroup_classify_path(info.path, info.path_len, 0, &c);
+	/* as peercgroup_peer_classify() would: who named the cgroup counts */
+	pcg_classify_peer(info.path, info.path_len, info.cgroup_id, &c);
 	if (json) {
 		json_object_begin(&j);
 		json_kv_int(&j, "pid", info.pid);
