@@ -85,10 +85,17 @@ const (
 	// FlagNamespaced: the caller is not in the initial cgroup namespace
 	// (or the path proves it): "/" is not the host.
 	FlagNamespaced ContainerFlags = 1 << 5
+	// FlagUnproven: set by ClassifyPeer only, when the answer rests on a
+	// name (a container's, an application's, "kubepods") that nothing
+	// shows root gave: the parent of the cgroup so named belongs to
+	// another user or others may write it (a subtree systemd delegated to
+	// a user: Delegate=yes with User=, user@UID.service), or this process
+	// cannot look.  A user may have named it after any container.
+	FlagUnproven ContainerFlags = 1 << 6
 )
 
 // The names of peercgroup_class_flag_name(), by bit.
-var containerFlagNames = []string{"conmon", "kubernetes", "rootless", "monitor", "outside", "namespaced"}
+var containerFlagNames = []string{"conmon", "kubernetes", "rootless", "monitor", "outside", "namespaced", "unproven"}
 
 // String lists the flags, comma-separated, "-" for none.
 func (f ContainerFlags) String() string {
@@ -260,6 +267,16 @@ type walk struct {
 func walkStart(p string) walk {
 	c, rest, more := strings.Cut(p, "/")
 	return walk{rest, c, more}
+}
+
+// start is where the current component begins in the string of n bytes
+// that the walk began with.
+func (w *walk) start(n int) int {
+	n -= len(w.c) + len(w.rest)
+	if w.more {
+		n-- // the '/' before rest
+	}
+	return n
 }
 
 func (w *walk) next() bool {
@@ -641,7 +658,11 @@ func validate(p string) (rest string, up int, ok bool) {
 	}
 }
 
-func classify(p string, out *Container) {
+// classify returns where, in p, the component whose name the answer rests
+// on begins (a container's, an application's, the first "kubepods"), or
+// -1: whoever may create a cgroup beside it chose that name (nameProven).
+func classify(p string, out *Container) (named int) {
+	named = -1
 	var x walkContext
 	var unit string
 	var haveUnit, userSlice, found, app, inUserManager bool
@@ -658,6 +679,7 @@ func classify(p string, out *Container) {
 			}
 		}
 		if found {
+			named = w.start(len(p))
 			// nspawn splits itself off from its payload
 			if (out.Runtime == Nspawn || out.Runtime == Machine) && w.next() && w.c == "supervisor" {
 				out.Flags |= FlagMonitor
@@ -665,10 +687,12 @@ func classify(p string, out *Container) {
 			break
 		}
 		if matchCgroupsPath(c, out) {
+			named = w.start(len(p))
 			found = true
 			break
 		}
 		if x.ecs && x.depth == 1 { // /ecs/<task>[/<container>]
+			named = w.start(len(p))
 			if len(c) < podSize {
 				out.Pod, _ = copyName(c, podSize, false)
 			}
@@ -680,6 +704,9 @@ func classify(p string, out *Container) {
 			break
 		}
 		if isKubepods(c) {
+			if !x.kube {
+				named = w.start(len(p))
+			}
 			x.kube = true
 		} else if x.kube {
 			kubeContext(c, out)
@@ -687,6 +714,7 @@ func classify(p string, out *Container) {
 			if out.Pod != "" && isHex64(c) && strings.HasPrefix(x.parent, "pod") {
 				out.ID = c
 				out.Runtime = Kubernetes
+				named = w.start(len(p))
 				found = true
 				break
 			}
@@ -698,6 +726,7 @@ func classify(p string, out *Container) {
 			// docker --cgroup-parent under cgroupfs: /<parent>/<id>
 			out.ID = c
 			out.Runtime = Docker
+			named = w.start(len(p))
 			found = true
 			break
 		}
@@ -709,6 +738,7 @@ func classify(p string, out *Container) {
 		if matchSnap(c, out) || inUserManager && (matchFlatpak(c, out) || matchApp(c, out)) {
 			app = true
 			unit, haveUnit = c, true
+			named = w.start(len(p))
 			break
 		}
 		if c == "user.slice" && x.depth == 0 {
@@ -754,10 +784,10 @@ func classify(p string, out *Container) {
 		if !found {
 			out.Runtime = Kubernetes
 		}
-		return
+		return named
 	}
 	if found {
-		return
+		return named
 	}
 
 	// Not a container: only meaningful facts below, never a guess.
@@ -773,6 +803,7 @@ func classify(p string, out *Container) {
 	if out.Runtime != Unknown && haveUnit {
 		out.ID, _ = copyName(unit, nameSize, false)
 	}
+	return named
 }
 
 func invalid(op string) error { return &Error{op, unix.EINVAL} }
@@ -785,16 +816,23 @@ func invalid(op string) error { return &Error{op, unix.EINVAL} }
 // NUL, "//", "." or ".." after a name, a component over 255 bytes, over
 // 64 KiB; the Container is then Unknown with UID -1.
 func ClassifyPath(p string, ns Namespace) (Container, error) {
-	out := Container{Runtime: Unknown, UID: -1}
+	out, _, err := classifyNamed(p, ns)
+	return out, err
+}
+
+// classifyNamed is ClassifyPath, and where in p the name it rests on
+// begins, or -1.
+func classifyNamed(p string, ns Namespace) (out Container, named int, err error) {
+	out, named = Container{Runtime: Unknown, UID: -1}, -1
 	if ns < CallerNamespace || ns > ChildNamespace {
-		return out, invalid("classify")
+		return out, named, invalid("classify")
 	}
 	if len(p) == 0 || len(p) > maxPathLen || strings.IndexByte(p, 0) >= 0 {
-		return out, invalid("classify")
+		return out, named, invalid("classify")
 	}
 	rest, up, ok := validate(p)
 	if !ok {
-		return out, invalid("classify")
+		return out, named, invalid("classify")
 	}
 	out.Up = up
 	initial := ns == InitialNamespace || ns == CallerNamespace && callerInInitialNS()
@@ -811,11 +849,13 @@ func ClassifyPath(p string, ns Namespace) (Container, error) {
 		if up == 0 && initial {
 			out.Runtime = Host
 		}
-		return out, nil
+		return out, named, nil
 	}
-	classify(rest, &out)
+	if named = classify(rest, &out); named >= 0 {
+		named += len(p) - len(rest)
+	}
 	fillUnits(rest, &out)
-	return out, nil
+	return out, named, nil
 }
 
 // Classify is ClassifyPath(p, CallerNamespace) without the error: a path

@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -398,6 +399,48 @@ func longPath(t *testing.T) {
 	}
 }
 
+// ClassifyPeer: a container's name that a user made in a cgroup delegated
+// to it (chown()ed, as systemd does for Delegate=yes with User=) is
+// FlagUnproven; the parent's owner, by stat(), decides.
+func classifyPeerDelegated(t *testing.T) {
+	svc := filepath.Join(cgClient, "deleg.service")
+	name := filepath.Join(svc, "lxc.payload.web01")
+	cgCreate(t, svc)
+	defer os.Remove(filepath.Join(cgRoot, svc))
+	if err := os.Chown(filepath.Join(cgRoot, svc), 1000, 1000); err != nil {
+		t.Fatal(err)
+	}
+	mkdir := exec.Command("mkdir", filepath.Join(cgRoot, name))
+	mkdir.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 1000, Gid: 1000}}
+	if out, err := mkdir.CombinedOutput(); err != nil {
+		t.Fatalf("mkdir as the user: %v %s", err, out)
+	}
+	defer os.Remove(filepath.Join(cgRoot, name))
+	l := listen(t, "unix", "delegated")
+	defer l.Close()
+	c := startChild(t, "get", name, "unix", l.Addr().String())
+	defer c.stop()
+	conn, err := l.AcceptUnix()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	info, err := Get(conn)
+	checkInfo(t, "delegated", info, err, "/"+name, c.cmd.Process.Pid)
+	for _, o := range []struct {
+		uid      int
+		unproven bool
+	}{{1000, true}, {0, false}} {
+		if err := os.Chown(filepath.Join(cgRoot, svc), o.uid, o.uid); err != nil {
+			t.Fatal(err)
+		}
+		ct := ClassifyPeer(info)
+		if ct.Runtime != LXC || ct.ID != "web01" || (ct.Flags&FlagUnproven != 0) != o.unproven {
+			t.Errorf("parent owned by %d: %v %q %v", o.uid, ct.Runtime, ct.ID, ct.Flags)
+		}
+	}
+}
+
 // An HTTP server with the Listener and ConnContext sees each client's
 // container.
 func httpServer(t *testing.T) {
@@ -449,6 +492,7 @@ func TestGuest(t *testing.T) {
 		checkInfo(t, "socketpair", info, err, "/"+cgServer, os.Getpid())
 	})
 	tap(t, "long-path", longPath)
+	tap(t, "classify-peer-delegated", classifyPeerDelegated)
 	tap(t, "errors", guestErrors)
 	tap(t, "http-conncontext", httpServer)
 	tap(t, "before-load", beforeLoad)

@@ -13,7 +13,7 @@ import (
 // connection: the module's record, its classification, or why neither.
 type Peer struct {
 	Info      Info
-	Container Container // Classify(Info.Path); zero Runtime if Err != nil
+	Container Container // ClassifyPeer(Info); zero Runtime if Err != nil
 	Err       error
 }
 
@@ -21,7 +21,7 @@ func peerOf(c *net.UnixConn) *Peer {
 	info, err := Get(c)
 	p := &Peer{Info: info, Err: err}
 	if err == nil {
-		p.Container = Classify(info.Path)
+		p.Container = ClassifyPeer(info)
 	}
 	return p
 }

@@ -11,9 +11,11 @@
 //	curl --unix-socket /run/demo.sock http://x/whoami
 //
 // -admin runtimes may do anything, -read runtimes may only GET; everyone
-// else, a runtime's monitor, a container inside a user's service manager
-// (rootless: that user names its cgroups as it likes) and every caller
-// without a record get 403.
+// else, a runtime's monitor, a container that a user may have named
+// (inside a user's service manager, or below a cgroup root does not own:
+// that user names its cgroups as it likes) and every caller without a
+// record get 403.  An application's runtime (flatpak, snap, app) is its
+// user's claim: list it only where that is enough.
 package main
 
 import (
@@ -51,10 +53,12 @@ func main() {
 			p := peercgroup.PeerFromContext(r.Context())
 			rt := p.Container.Runtime.String()
 			// A runtime's monitor (conmon, lxc.monitor) is not the container,
-			// and a user may name its own cgroups after any container.
+			// and a user may name its own cgroups after any container (an
+			// application's id is always its user's claim: see above).
 			monitor := p.Container.Flags&peercgroup.FlagMonitor != 0
-			rootless := p.Container.Flags&peercgroup.FlagRootless != 0
-			allowed := p.Err == nil && !monitor && !rootless &&
+			userNamed := p.Container.Flags&(peercgroup.FlagRootless|peercgroup.FlagUnproven) != 0 &&
+				p.Container.App == ""
+			allowed := p.Err == nil && !monitor && !userNamed &&
 				(admins[rt] || readers[rt] && r.Method == http.MethodGet)
 			who := rt + " " + p.Container.ID
 			if monitor {

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+package peercgroup
+
+import (
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Who named a cgroup, as libpeercgroup's owner.c tells it.  A container's
+// name is only a directory name, and whoever may create a directory
+// beside it chose it.  systemd hands a delegated subtree (Delegate=yes
+// with User=, every user@UID.service) to its user by chown(), and the
+// cgroups that user makes below are the user's: any name.  Only a name
+// whose parent cgroup root owns, and nobody else may write, is root's.
+
+// cgroup2Dir is where this process sees cgroup v2, or "".  A variable:
+// tests point it at a tree of their own.
+var cgroup2Dir = func() string {
+	for _, d := range []string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"} {
+		var sf unix.Statfs_t
+		if unix.Statfs(d, &sf) == nil && sf.Type == unix.CGROUP2_SUPER_MAGIC {
+			return d
+		}
+	}
+	return ""
+}
+
+// rootUID stands for root's uid (tests: the tree's owner).
+var rootUID uint32
+
+// nameProven reports whether only root can have named the cgroup that
+// begins at byte named of path, the path of cgroup id.  Which part of the
+// tree the mount shows is not read from mountinfo: path leads to the
+// peer's cgroup only if the directory's inode is its id (a mount of
+// another part shows another cgroup or none, a removed cgroup is gone),
+// and then every prefix of path leads to one of its ancestors.  Owners
+// are as this process sees them: root is uid 0 of its user namespace.
+func nameProven(path string, named int, id uint64) bool {
+	dir := cgroup2Dir()
+	if dir == "" || id == 0 || path == "/.." || strings.HasPrefix(path, "/../") {
+		return false
+	}
+	var st unix.Stat_t
+	if unix.Stat(dir+"/"+path, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Ino != id {
+		return false
+	}
+	if unix.Stat(dir+"/"+path[:named], &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return false
+	}
+	return st.Uid == rootUID && st.Mode&(unix.S_IWGRP|unix.S_IWOTH) == 0
+}
+
+// ClassifyPeer classifies the record Get returned, as
+// peercgroup_peer_classify(3) does: Classify(info.Path), with FlagUnproven
+// where a user other than root may have named the cgroup the answer rests
+// on (two stat()s and a statfs()).  Where it is set, or FlagRootless or
+// FlagMonitor, the ID names no container to trust.
+func ClassifyPeer(info Info) Container {
+	c, named, err := classifyNamed(info.Path, CallerNamespace)
+	if err == nil && named >= 0 && !nameProven(info.Path, named, info.CgroupID) {
+		c.Flags |= FlagUnproven
+	}
+	return c
+}

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+package peercgroup
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+const testHex64 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+// fakeCgroups puts a directory tree in place of the cgroup2 mount, its
+// owner standing for root, as the C unit test does.
+func fakeCgroups(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	oldDir, oldUID := cgroup2Dir, rootUID
+	cgroup2Dir = func() string { return root }
+	rootUID = uint32(os.Getuid())
+	t.Cleanup(func() { cgroup2Dir, rootUID = oldDir, oldUID })
+	return root
+}
+
+// peerIn makes cgroup p in the tree: the Info a record of it would give.
+func peerIn(t *testing.T, root, p string) Info {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(root, p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(filepath.Join(root, p), &st); err != nil {
+		t.Fatal(err)
+	}
+	return Info{CgroupID: st.Ino, Path: p}
+}
+
+func chmod(t *testing.T, root, p string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Chmod(filepath.Join(root, p), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestClassifyPeerProvesWhoNamedIt(t *testing.T) {
+	root := fakeCgroups(t)
+	svc := "/system.slice/svc.service"
+	check := func(info Info, rt Runtime, unproven bool) {
+		t.Helper()
+		c := ClassifyPeer(info)
+		if c.Runtime != rt || (c.Flags&FlagUnproven != 0) != unproven {
+			t.Errorf("%s (id %d): %v %v, want %v unproven=%v", info.Path, info.CgroupID,
+				c.Runtime, c.Flags, rt, unproven)
+		}
+	}
+	lxc := peerIn(t, root, svc+"/lxc.payload.web")
+	check(lxc, LXC, false)
+	// a parent others may write: a user may have named it
+	chmod(t, root, svc, 0o775)
+	check(lxc, LXC, true)
+	check(peerIn(t, root, svc+"/"+testHex64), Docker, true)
+	// only the parent counts
+	chmod(t, root, svc, 0o755)
+	chmod(t, root, "/system.slice", 0o777)
+	chmod(t, root, svc+"/lxc.payload.web", 0o777)
+	check(lxc, LXC, false)
+	// a pod's container: its pod's cgroup; a pod: where "kubepods" is
+	pod := svc + "/kubepods/besteffort/pod12345678-1234-1234-1234-123456789abc"
+	check(peerIn(t, root, pod+"/"+testHex64), Kubernetes, false)
+	chmod(t, root, pod, 0o775)
+	check(peerIn(t, root, pod+"/"+testHex64), Kubernetes, true)
+	chmod(t, root, svc, 0o757)
+	check(peerIn(t, root, pod), Kubernetes, true)
+	// a name that is no container's needs no proof
+	check(peerIn(t, root, svc+"/sub"), SystemService, false)
+	// the tree must show the peer's own cgroup
+	check(Info{CgroupID: lxc.CgroupID + 1, Path: lxc.Path}, LXC, true)
+	check(Info{Path: "/lxc.payload.web"}, LXC, true)
+	check(Info{CgroupID: lxc.CgroupID, Path: "/lxc.payload.gone"}, LXC, true)
+	check(Info{CgroupID: lxc.CgroupID, Path: "/../lxc.payload.web"}, LXC, true)
+	// the path's own classifier never looks
+	if c := Classify("/lxc.payload.gone"); c.Flags&FlagUnproven != 0 {
+		t.Errorf("Classify: %v", c.Flags)
+	}
+	if got := FlagUnproven.String(); got != "unproven" {
+		t.Errorf("FlagUnproven is %q", got)
+	}
+}
