@@ -21,12 +21,12 @@ def load(fn):
 def subject(key, path, ct):
     """What a rule's key sees for this peer; None: the key does not apply."""
     monitor = bool(ct.flags & ContainerFlags.MONITOR)  # never the container
-    # inside user@UID.service, that user names the cgroups after anything
-    rootless = bool(ct.flags & ContainerFlags.ROOTLESS)
+    # where a user may create cgroups, it names them after anything
+    user_named = bool(ct.flags & (ContainerFlags.ROOTLESS | ContainerFlags.UNPROVEN))
     who = f"{ct.runtime}:{ct.id}"
     return {"runtime": str(ct.runtime), "cgroup": path,
-            "container": who if ct.id and not monitor and not rootless else None,
-            "monitor": who if monitor and not rootless else None,
+            "container": who if ct.id and not monitor and not user_named else None,
+            "monitor": who if monitor and not user_named else None,
             "app": ct.app or None, "unit": ct.unit or None}[key]
 
 

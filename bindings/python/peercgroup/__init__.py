@@ -5,12 +5,13 @@ The peercgroup kernel module records, when an AF_UNIX stream or seqpacket
 connection is made, the cgroup of each side, the way SO_PEERCRED records
 credentials.  get() asks /dev/peercgroup for that record (pure Python:
 fcntl.ioctl and struct); classify() names the container runtime of a
-cgroup path.  Errors are OSError subclasses with the C library's errno.
+cgroup path, and classify_peer() a record, with a look at who named
+its cgroup.  Errors are OSError subclasses with the C library's errno.
 
     import socket, peercgroup
     conn, _ = listener.accept()
     info = peercgroup.get(conn)
-    ct = peercgroup.classify(info.path)
+    ct = peercgroup.classify_peer(info)
     print(info.path, ct.runtime, ct.id)
 """
 import enum
@@ -24,9 +25,10 @@ from ._errors import (ABIMismatchError, InvalidPathError, ModuleNotLoadedError,
                       NoRecordError, NotConnectedError, PeercgroupError, strerror)
 from ._device import Module, module_info
 from .classify import Container, ContainerFlags, Namespace, Runtime, classify
+from ._owner import classify_peer
 
 __all__ = [
-    "get", "Info", "Flags", "module_info", "Module", "classify", "Container",
+    "get", "Info", "Flags", "module_info", "Module", "classify", "classify_peer", "Container",
     "ContainerFlags", "Namespace", "Runtime", "PeercgroupError", "NoRecordError",
     "ModuleNotLoadedError", "NotConnectedError", "ABIMismatchError",
     "InvalidPathError", "strerror", "__version__",

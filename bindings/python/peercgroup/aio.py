@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from . import get, Info, PeercgroupError
-from .classify import Container, classify
+from .classify import Container
+from ._owner import classify_peer
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ def peer_of(writer):
         info = get(sock)
     except PeercgroupError as e:
         return Peer(error=e)
-    return Peer(info, classify(info.path))
+    return Peer(info, classify_peer(info))
 
 
 def with_peer(callback):

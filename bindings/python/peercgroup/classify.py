@@ -68,6 +68,13 @@ class ContainerFlags(enum.IntFlag):
     MONITOR = 1 << 3
     OUTSIDE = 1 << 4     # path starts with "/..": outside the caller's cgroup ns
     NAMESPACED = 1 << 5  # caller not in the initial cgroup ns: "/" is not the host
+    #: Set by classify_peer() only: the answer rests on a name (a
+    #: container's, an application's, "kubepods") that nothing shows root
+    #: gave.  The parent of the cgroup so named belongs to another user or
+    #: others may write it (a subtree systemd delegated to a user:
+    #: Delegate=yes with User=, user@UID.service), or this process cannot
+    #: look.  A user may have named it after any container.
+    UNPROVEN = 1 << 6
 
     def names(self):
         """Comma-separated lowercase names, "-" for none."""
@@ -376,6 +383,10 @@ def _caller_in_initial_ns():
 # ---- the classifier ----
 
 def _classify(comps, out):
+    """Returns the index in comps of the component whose name the answer
+    rests on (a container's, an application's, the first "kubepods"), or
+    None: whoever may create a cgroup beside it chose that name."""
+    named = None
     x = _Context(comps[0] == b"ecs")
     first, unit = comps[0], None
     user_slice = found = app = in_user_manager = False
@@ -386,6 +397,7 @@ def _classify(comps, out):
         more = i + 1 < len(comps)
         if any(_match(r, x, c, out) for r in _RULES):
             found = True
+            named = i
             # nspawn splits itself off from its payload
             if (out.runtime in (Runtime.NSPAWN, Runtime.MACHINE) and more
                     and comps[i + 1] == b"supervisor"):
@@ -393,8 +405,10 @@ def _classify(comps, out):
             break
         if _match_cgroups_path(c, out):
             found = True
+            named = i
             break
         if x.ecs and x.depth == 1:  # /ecs/<task>[/<container>]
+            named = i
             if len(c) < POD_SIZE:
                 out.pod = _name(c, POD_SIZE)
             out.runtime = Runtime.ECS
@@ -403,6 +417,8 @@ def _classify(comps, out):
             found = True
             break
         if _is_kubepods(c):
+            if not x.kube:
+                named = i
             x.kube = True
         elif x.kube:
             _kube_context(c, out)
@@ -410,7 +426,7 @@ def _classify(comps, out):
             if out.pod and _is_hex64(c) and x.parent.startswith(b"pod"):
                 out.id = c.decode()
                 out.runtime = Runtime.KUBERNETES
-                found = True
+                found, named = True, i
                 break
         elif x.libpod:
             if _is_hex64(c):  # cgroupfs pod: /libpod_parent/<pod id>/
@@ -419,7 +435,7 @@ def _classify(comps, out):
             # docker --cgroup-parent under cgroupfs: /<parent>/<id>
             out.id = c.decode()
             out.runtime = Runtime.DOCKER
-            found = True
+            found, named = True, i
             break
         if c == b"libpod_parent":
             x.libpod = True
@@ -428,6 +444,7 @@ def _classify(comps, out):
         if _match_snap(c, out) or (in_user_manager and (_match_flatpak(c, out) or _match_app(c, out))):
             app = True
             unit = c
+            named = i
             break
         if c == b"user.slice" and x.depth == 0:
             user_slice = True
@@ -461,9 +478,9 @@ def _classify(comps, out):
             out.qos = "guaranteed"  # no QoS level in the path
         if not found:
             out.runtime = Runtime.KUBERNETES
-        return
+        return named
     if found:
-        return
+        return named
     # Not a container: only meaningful facts below, never a guess.
     out.flags &= ~ContainerFlags.ROOTLESS
     out.pod = ""
@@ -475,6 +492,7 @@ def _classify(comps, out):
         out.runtime = Runtime.SYSTEM_SERVICE
     if out.runtime != Runtime.UNKNOWN and unit is not None:
         out.id = _name(unit, NAME_SIZE)
+    return named
 
 
 def classify(path, namespace=Namespace.CALLER):
@@ -487,6 +505,12 @@ def classify(path, namespace=Namespace.CALLER):
     errno EINVAL) for what cannot be a cgroup path: empty, NUL, "//", "."
     or ".." after a name, a component over 255 bytes, over 64 KiB.
     """
+    return _classify_named(path, namespace)[0]
+
+
+def _classify_named(path, namespace):
+    """classify(), and the path of the cgroup whose name the answer rests
+    on, as bytes from the namespace root (b"/..." or b""), or None."""
     p = os.fsencode(path) if isinstance(path, str) else bytes(path)
     if namespace not in (Namespace.CALLER, Namespace.INITIAL, Namespace.CHILD):
         raise InvalidPathError("bad namespace")
@@ -515,7 +539,9 @@ def classify(path, namespace=Namespace.CALLER):
         # namespace; an ancestor of it is unknown.
         if not up and initial:
             out.runtime = Runtime.HOST
-        return out
-    _classify(comps, out)
+        return out, None
+    named = _classify(comps, out)
     _fill_units(comps, out)
-    return out
+    if named is None:
+        return out, None
+    return out, b"/".join([b""] + [b".."] * up + comps[:named + 1])

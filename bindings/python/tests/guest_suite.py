@@ -168,6 +168,44 @@ def t_long_path():
             d = os.path.dirname(d)
 
 
+def t_classify_peer_delegated():
+    """classify_peer(): a container's name that a user made in a cgroup
+    delegated to it (chown()ed, as systemd does for Delegate=yes with
+    User=) is UNPROVEN; the parent's owner, by stat(), decides."""
+    svc = CG_CLIENT + "/deleg.service"
+    cg = svc + "/lxc.payload.web01"
+    cg_create(svc)
+    os.chown(os.path.join(CGROOT, svc), 1000, 1000)
+    pid = os.fork()
+    if pid == 0:  # the delegated user makes its own cgroup
+        try:
+            os.setresgid(1000, 1000, 1000)
+            os.setresuid(1000, 1000, 1000)
+            os.mkdir(os.path.join(CGROOT, cg))
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    lst = listener("delegated")
+    c = Child(cg, lst.getsockname())
+    try:
+        conn, _ = lst.accept()
+        info = peercgroup.get(conn)
+        check_info("delegated", info, "/" + cg, c.pid)
+        check(os.stat(os.path.join(CGROOT, cg)).st_uid == 1000, "not made by the user")
+        for owner, unproven in ((1000, True), (0, False)):
+            os.chown(os.path.join(CGROOT, svc), owner, owner)
+            ct = peercgroup.classify_peer(info)
+            got = (ct.runtime, ct.id, bool(ct.flags & peercgroup.ContainerFlags.UNPROVEN))
+            want = (peercgroup.Runtime.LXC, "web01", unproven)
+            check(got == want, f"parent owned by {owner}: got {got}, want {want}")
+        conn.close()
+    finally:
+        c.stop()
+        lst.close()
+        os.rmdir(os.path.join(CGROOT, cg))
+        os.rmdir(os.path.join(CGROOT, svc))
+
+
 def expect(what, fn, cls, err):
     try:
         fn()
@@ -380,6 +418,7 @@ TESTS = [
     ("seqpacket-both-directions", lambda: both_directions(socket.SOCK_SEQPACKET)),
     ("socketpair", t_socketpair),
     ("long-path", t_long_path),
+    ("classify-peer-delegated", t_classify_peer_delegated),
     ("errors", t_errors),
     ("asyncio-server", t_asyncio_server),
     ("example-responder", t_example_responder),

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Who named a cgroup, as libpeercgroup's owner.c tells it.
+
+A container's name is only a directory name, and whoever may create a
+directory beside it chose it.  systemd hands a delegated subtree
+(Delegate=yes with User=, every user@UID.service) to its user by chown(),
+and the cgroups that user makes below are the user's: any name.  Only a
+name whose parent cgroup root owns, and nobody else may write, is root's.
+"""
+import os
+import stat
+
+from .classify import ContainerFlags, Namespace, _classify_named
+
+CGROUP2_DIRS = ("/sys/fs/cgroup", "/sys/fs/cgroup/unified")
+CGROUP2_MAGIC = 0x63677270
+
+#: Tests put a tree of their own here, its owner standing for root.
+_test_root = None
+_test_root_uid = 0
+
+
+def _cgroup2_dir():
+    """Where this process sees cgroup v2, or None.  (os has no statfs():
+    a cgroup2 mount is told by its root's cgroup.controllers file, which
+    only cgroup v2 directories have, beside no "tasks" file (v1's).)"""
+    if _test_root is not None:
+        return os.fsencode(_test_root)
+    for d in CGROUP2_DIRS:
+        if (os.path.isfile(d + "/cgroup.controllers")
+                and not os.path.exists(d + "/tasks")):
+            return os.fsencode(d)
+    return None
+
+
+def _is_dir(fn):
+    try:
+        st = os.stat(fn)
+    except OSError:
+        return None
+    return st if stat.S_ISDIR(st.st_mode) else None
+
+
+def _name_proven(path, named, cgroup_id):
+    """Only root can have named cgroup named (bytes), on the way to path,
+    the path of cgroup_id.  Which part of the tree the mount shows is not
+    read from mountinfo: path leads to the peer's cgroup only if the
+    directory's inode is its id, and then every prefix of path leads to one
+    of its ancestors.  Owners are as this process sees them."""
+    top = _cgroup2_dir()
+    if top is None or not cgroup_id or named.startswith(b"/.."):
+        return False
+    st = _is_dir(top + b"/" + path.lstrip(b"/"))
+    if st is None or st.st_ino != cgroup_id:
+        return False
+    st = _is_dir(top + named.rsplit(b"/", 1)[0])
+    return (st is not None and st.st_uid == _test_root_uid
+            and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+
+
+def classify_peer(info):
+    """classify(info.path) for the record get() returned, as
+    peercgroup_peer_classify(3) does: with ContainerFlags.UNPROVEN where a
+    user other than root may have named the cgroup the answer rests on
+    (two stat()s, and a look at the mount).  Where it is set, or ROOTLESS
+    or MONITOR, the id names no container to trust."""
+    p = os.fsencode(info.path) if isinstance(info.path, str) else bytes(info.path)
+    out, named = _classify_named(p, Namespace.CALLER)
+    if named is not None and not _name_proven(p, named, info.cgroup_id):
+        out.flags |= ContainerFlags.UNPROVEN
+    return out

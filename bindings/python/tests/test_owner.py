@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""classify_peer(): who may have named the peer's cgroup, on a directory
+tree standing for the cgroup2 mount (its owner standing for root), as the
+C unit test and the Go test do."""
+import os
+
+import pytest
+
+import peercgroup
+from peercgroup import ContainerFlags, Info, Runtime, _owner
+
+HEX64 = "0123456789abcdef" * 4
+SVC = "/system.slice/svc.service"
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    monkeypatch.setattr(_owner, "_test_root", str(tmp_path))
+    monkeypatch.setattr(_owner, "_test_root_uid", os.getuid())
+    return tmp_path
+
+
+def peer_in(tree, path):
+    """The record of a peer in path, made in the tree."""
+    d = tree / path.lstrip("/")
+    d.mkdir(parents=True, exist_ok=True)
+    return Info(cgroup_id=d.stat().st_ino, path=path, pid=1, flags=peercgroup.Flags(0))
+
+
+def check(info, runtime, unproven):
+    ct = peercgroup.classify_peer(info)
+    assert ct.runtime == runtime, info.path
+    assert bool(ct.flags & ContainerFlags.UNPROVEN) == unproven, (info.path, ct.flags)
+
+
+def test_a_parent_others_may_write_names_nothing(tree):
+    lxc = peer_in(tree, SVC + "/lxc.payload.web")
+    check(lxc, Runtime.LXC, False)
+    os.chmod(tree / SVC.lstrip("/"), 0o775)
+    check(lxc, Runtime.LXC, True)
+    check(peer_in(tree, SVC + "/" + HEX64), Runtime.DOCKER, True)
+    # only the parent counts
+    os.chmod(tree / SVC.lstrip("/"), 0o755)
+    os.chmod(tree / "system.slice", 0o777)
+    os.chmod(tree / (SVC + "/lxc.payload.web").lstrip("/"), 0o777)
+    check(lxc, Runtime.LXC, False)
+
+
+def test_pods(tree):
+    pod = SVC + "/kubepods/besteffort/pod12345678-1234-1234-1234-123456789abc"
+    check(peer_in(tree, pod + "/" + HEX64), Runtime.KUBERNETES, False)
+    os.chmod(tree / pod.lstrip("/"), 0o775)  # a pod's container: its pod's cgroup
+    check(peer_in(tree, pod + "/" + HEX64), Runtime.KUBERNETES, True)
+    os.chmod(tree / SVC.lstrip("/"), 0o757)  # a pod: where "kubepods" is
+    check(peer_in(tree, pod), Runtime.KUBERNETES, True)
+    check(peer_in(tree, SVC + "/sub"), Runtime.SYSTEM_SERVICE, False)  # no name to prove
+
+
+def test_the_tree_must_show_the_peers_own_cgroup(tree):
+    lxc = peer_in(tree, "/lxc.payload.web")
+    for info in (Info(lxc.cgroup_id + 1, lxc.path, 1, lxc.flags),
+                 Info(0, lxc.path, 1, lxc.flags),
+                 Info(lxc.cgroup_id, "/lxc.payload.gone", 1, lxc.flags),
+                 Info(lxc.cgroup_id, "/../lxc.payload.web", 1, lxc.flags)):
+        check(info, Runtime.LXC, True)
+    assert not peercgroup.classify("/lxc.payload.gone").flags & ContainerFlags.UNPROVEN
+    assert ContainerFlags.UNPROVEN.names() == "unproven"
