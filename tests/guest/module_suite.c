@@ -6,9 +6,13 @@
  */
 #include "guest.h"
 
+#include <linux/io_uring.h>
 #include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+
+/* Linux 6.11's opcode; Debian 12's headers predate it. */
+#define PCG_IORING_OP_LISTEN 57
 
 /* Sets up: the suite in cgroup "srv", listening on "pcg-srv". */
 struct server {
@@ -114,6 +118,104 @@ static void t_listener_fixed_at_listen(void)
 	server_stop(&s);
 	CHECK_ANSWER(a1.err, a1.q, a1.path, "srv");
 	CHECK_ANSWER(a2.err, a2.q, a2.path, "srv2");
+}
+
+/*
+ * listen(@fd, @backlog) through io_uring (IORING_OP_LISTEN, Linux 6.11):
+ * its result, or -EOPNOTSUPP where this kernel has no such opcode or no
+ * io_uring.  One ring, one submission, no liburing.
+ */
+static int io_uring_listen(int fd, unsigned int backlog)
+{
+	struct io_uring_params p = { 0 };
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	unsigned int *tail;
+	size_t sq_len, cq_len;
+	void *sq, *cq, *sqes;
+	int ring, r;
+
+	ring = (int)syscall(__NR_io_uring_setup, 1, &p);
+	if (ring < 0)
+		return -EOPNOTSUPP;	/* none, or kernel.io_uring_disabled */
+	sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
+	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED, ring, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, cq_len, PROT_READ | PROT_WRITE, MAP_SHARED, ring, IORING_OFF_CQ_RING);
+	sqes = mmap(NULL, p.sq_entries * sizeof(*sqe), PROT_READ | PROT_WRITE, MAP_SHARED,
+		    ring, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED) {
+		r = -errno;
+		goto out;
+	}
+	sqe = sqes;
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = PCG_IORING_OP_LISTEN;
+	sqe->fd = fd;
+	sqe->len = backlog;
+	((unsigned int *)((char *)sq + p.sq_off.array))[0] = 0;
+	tail = (unsigned int *)((char *)sq + p.sq_off.tail);
+	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
+	r = (int)syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0);
+	if (r < 0) {
+		r = -errno;
+		goto out;
+	}
+	cqe = (struct io_uring_cqe *)((char *)cq + p.cq_off.cqes);
+	r = cqe->res;
+	/* an opcode past this kernel's IORING_OP_LAST: no io_uring listen */
+	if (r == -EINVAL)
+		r = -EOPNOTSUPP;
+out:
+	if (sqes != MAP_FAILED)
+		munmap(sqes, p.sq_entries * sizeof(*sqe));
+	if (cq != MAP_FAILED)
+		munmap(cq, cq_len);
+	if (sq != MAP_FAILED)
+		munmap(sq, sq_len);
+	close(ring);
+	return r;
+}
+
+/*
+ * A listen() made through io_uring (6.11+) is a listen() like any other:
+ * its clients get the cgroup it was made from, as SO_PEERCRED gets its
+ * pid.  The socket is made in "srv" and listens from "srv2".
+ */
+static void t_io_uring_listen(void)
+{
+	struct client_answer a;
+	struct sockaddr_un sa;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct client c;
+	char name[64];
+	int lfd, r;
+
+	SYS(cg_create("srv"));
+	SYS(cg_create("srv2"));
+	SYS(cg_create("cli_a"));
+	SYS(cg_move("srv", 0));
+	SYS(lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+	snprintf(name, sizeof(name), "pcg-uring-%d", (int)getpid());
+	SYS(bind(lfd, (struct sockaddr *)&sa, abstract_addr(&sa, name)));
+	SYS(cg_move("srv2", 0));
+	r = io_uring_listen(lfd, 8);
+	SYS(cg_move("", 0));
+	if (r == -EOPNOTSUPP) {
+		close(lfd);
+		SKIP("no IORING_OP_LISTEN (Linux 6.11+) here");
+	}
+	CHECK_INT(0, r);
+	SYS(client_start(&c, "cli_a", name, SOCK_STREAM));
+	SYS(client_query(&c, &a));
+	/* the kernel's truth for the listener: the pid the client got */
+	SYS(getsockopt(lfd, SOL_SOCKET, SO_PEERCRED, &cred, &len));
+	client_stop(&c);
+	close(lfd);
+	CHECK_ANSWER(a.err, a.q, a.path, "srv2");
+	CHECK_INT(cred.pid, a.q.pid);
+	CHECK_INT(getpid(), a.q.pid);
 }
 
 /*
@@ -880,6 +982,7 @@ int main(int argc, char **argv)
 	RUN(t_stream_client_side);
 	RUN(t_listener_fixed_at_listen);
 	RUN(t_refused_listen_records_nothing);
+	RUN(t_io_uring_listen);
 	RUN(t_seqpacket);
 	RUN(t_socketpair);
 	RUN(t_peer_moves);
