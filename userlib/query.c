@@ -57,8 +57,13 @@ static inline int query(int fd, int sockfd, unsigned int qflags, char *buf,
 		if (retried || (r != -EBADF && r != -ENOTTY && r != -EINVAL))
 			break;
 		again = pcg_device_recheck(&fd);
-		if (again > 0)
-			break;		/* the device's own answer */
+		/*
+		 * The device's own answer, unless EBADF: another thread may
+		 * have opened the device again at the number that failed, so
+		 * that it is ours now.  A bad socket answers EBADF twice.
+		 */
+		if (again > 0 && r != -EBADF)
+			break;
 		if (again < 0)
 			return again;	/* it cannot be opened again */
 		retried = 1;

@@ -42,6 +42,7 @@ static struct {
 	uint64_t id;
 	int32_t pid;
 	uint32_t result_flags;
+	void (*on_closed_fd)(void);	/* runs when a query meets a closed fd */
 	struct peercgroup_query last;	/* what the library sent last */
 	int wrong_file;			/* an ioctl went to something else */
 	int version_calls, query_calls;
@@ -57,6 +58,11 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 
 	/* Only ever the device the test named (a character device). */
 	if (fstat(fd, &st) < 0) {
+		void (*fn)(void) = fake.on_closed_fd;
+
+		fake.on_closed_fd = NULL;
+		if (fn)
+			fn();		/* what another thread did meanwhile */
 		errno = EBADF;		/* as the kernel: no such descriptor */
 		return -1;
 	}
@@ -609,6 +615,40 @@ static void test_program_closed_device(void **state)
 	close(other);
 }
 
+/* Another thread, meeting the closed descriptor first, opens the device
+ * again: at the lowest free number, the one that failed. */
+static void other_thread_reopens(void)
+{
+	uint64_t id;
+
+	assert_int_equal(peercgroup_get_id(3, &id), 0);
+}
+
+/*
+ * Two threads meet the descriptor the program closed.  The first opens
+ * the device again, at the same number; the second's EBADF came from the
+ * old descriptor, not from its socket, although the number is the
+ * device's again when it looks: it asks once more rather than answer
+ * EBADF.
+ */
+static void test_closed_device_two_threads(void **state)
+{
+	struct peercgroup_info info;
+	int devfd;
+
+	(void)state;
+	open_in_parent(&devfd);
+	close(devfd);
+	fake.on_closed_fd = other_thread_reopens;
+	assert_int_equal(peercgroup_get(3, 0, &info), 0);
+	assert_string_equal(info.path, "/system.slice/sshd.service");
+	peercgroup_info_free(&info);
+	assert_null(fake.on_closed_fd);
+	assert_int_equal(device_fd(), devfd);	/* the same number, reopened */
+	assert_int_equal(fake.version_calls, 2);	/* opened again, once */
+	assert_int_equal(fake.wrong_file, 0);
+}
+
 /* A fork child never closes a descriptor the program reused. */
 static void test_fork_keeps_program_fd(void **state)
 {
@@ -969,7 +1009,7 @@ int main(void)
 		T(test_module_absent), T(test_version), T(test_abi_mismatch),
 		T(test_bad_args), T(test_open_once), T(test_threads),
 		T(test_fork_reopens), T(test_underscore_fork), T(test_raw_clone),
-		T(test_program_closed_device), T(test_fork_keeps_program_fd),
+		T(test_program_closed_device), T(test_closed_device_two_threads), T(test_fork_keeps_program_fd),
 		T(test_vfork_exec), T(test_getters), T(test_open_device),
 		T(test_strerror), T(test_live),
 	};
