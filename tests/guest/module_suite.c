@@ -257,6 +257,97 @@ static void t_refused_listen_records_nothing(void)
 	server_stop(&s);
 }
 
+/*
+ * A process that shares listener @lfd and, for each cgroup name it reads
+ * from @cmd, moves there and calls listen() on it, then writes back the
+ * errno (0: listening).
+ */
+static pid_t relistener_start(int lfd, int *cmd, int *ack)
+{
+	int to[2], from[2];
+	pid_t pid;
+
+	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char cg[64];
+		ssize_t n;
+
+		close(to[1]);
+		close(from[0]);
+		while ((n = read(to[0], cg, sizeof(cg) - 1)) > 0) {
+			unsigned char e;
+
+			cg[n] = '\0';
+			e = cg_move(cg, 0) ? 255 : listen(lfd, 8) ? (unsigned char)errno : 0;
+			if (write(from[1], &e, 1) != 1)
+				break;
+		}
+		_exit(0);
+	}
+	close(to[0]);
+	close(from[1]);
+	*cmd = to[1];
+	*ack = from[0];
+	defer_close(to[1]);
+	defer_close(from[0]);
+	if (pid > 0)
+		defer_kill(pid);
+	return pid;
+}
+
+static int relisten_from(int cmd, int ack, const char *cg)
+{
+	unsigned char e = 255;
+
+	if (write(cmd, cg, strlen(cg)) != (ssize_t)strlen(cg) || read(ack, &e, 1) != 1)
+		return -1;
+	errno = e;
+	return e ? -1 : 0;
+}
+
+/*
+ * A listener keeps the cgroups of a few thread groups that listen() on it
+ * (PCG_LISTEN_SLOTS, 4): five processes listen in turn, each from its own
+ * cgroup, and then the first again from a sixth, its slot long evicted.
+ * After each call, a client gets that call's cgroup, and the pid that
+ * SO_PEERCRED gives for the listener.
+ */
+static void t_listeners_past_the_slots(void)
+{
+	static const int turns[] = { 0, 1, 2, 3, 4, 0 };
+	int cmd[5], ack[5];
+	pid_t pid[5];
+	struct client_answer a;
+	struct server s;
+	struct ucred cred;
+	struct client c;
+	char cg[16];
+	size_t i;
+
+	SYS(cg_create("cli_a"));
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	for (i = 0; i < 5; i++)
+		SYS(pid[i] = relistener_start(s.lfd, &cmd[i], &ack[i]));
+	for (i = 0; i < sizeof(turns) / sizeof(turns[0]); i++) {
+		socklen_t len = sizeof(cred);
+		int who = turns[i];
+
+		snprintf(cg, sizeof(cg), "lst%zu", i);
+		SYS(cg_create(cg));
+		SYS(relisten_from(cmd[who], ack[who], cg));
+		SYS(getsockopt(s.lfd, SOL_SOCKET, SO_PEERCRED, &cred, &len));
+		CHECK_INT(pid[who], cred.pid);
+		SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
+		SYS(client_query(&c, &a));
+		client_stop(&c);
+		CHECK_ANSWER(a.err, a.q, a.path, cg);
+		CHECK_INT(pid[who], a.q.pid);
+	}
+	server_stop(&s);
+}
+
 /* SOCK_SEQPACKET behaves like SOCK_STREAM, both directions. */
 static void t_seqpacket(void)
 {
@@ -981,6 +1072,7 @@ int main(int argc, char **argv)
 	RUN(t_stream_accept_side);
 	RUN(t_stream_client_side);
 	RUN(t_listener_fixed_at_listen);
+	RUN(t_listeners_past_the_slots);
 	RUN(t_refused_listen_records_nothing);
 	RUN(t_io_uring_listen);
 	RUN(t_seqpacket);
