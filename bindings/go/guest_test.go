@@ -375,27 +375,112 @@ func beforeLoad(t *testing.T) {
 }
 
 // A path of more than 600 bytes, in one query like any other.
-func longPath(t *testing.T) {
-	name := filepath.Join(cgClient, strings.Repeat("a", 200), strings.Repeat("b", 200), strings.Repeat("c", 200))
-	path := cgCreate(t, name)
-	defer func() {
-		for d := name; d != cgClient; d = filepath.Dir(d) {
-			os.Remove(filepath.Join(cgRoot, d))
+// cgOfLength is a cgroup name under cgClient whose path ("/" included) is
+// n bytes: names of at most 255 bytes of fill, never one of 0.
+func cgOfLength(n int, fill string) string {
+	parts, left := []string{cgClient}, n-1-len(cgClient)
+	for left > 0 {
+		k := left - 1
+		if k > 255 {
+			k = 255
 		}
-	}()
-	l := listen(t, "unix", "long")
-	defer l.Close()
-	c := startChild(t, "get", name, "unix", l.Addr().String())
-	defer c.stop()
-	conn, err := l.AcceptUnix()
+		if left-1-k == 1 { // "/x" is the shortest name: leave room for it
+			k--
+		}
+		parts = append(parts, strings.Repeat(fill, k))
+		left -= 1 + k
+	}
+	return strings.Join(parts, "/")
+}
+
+// cgWalk returns the directory fds of cgRoot and of each level of name
+// below it, made if make: by fds, as the mount's prefix puts a path of
+// PATH_MAX bytes from the cgroup root past what a file name may be.
+func cgWalk(t *testing.T, name string, make bool) []int {
+	t.Helper()
+	fd, err := unix.Open(cgRoot, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	info, err := Get(conn)
-	checkInfo(t, "long path", info, err, path, c.cmd.Process.Pid)
-	if len(path) <= 600 {
-		t.Errorf("path only %d bytes", len(path))
+	fds := []int{fd}
+	for _, comp := range strings.Split(name, "/") {
+		if make {
+			if err := unix.Mkdirat(fds[len(fds)-1], comp, 0o755); err != nil && err != unix.EEXIST {
+				t.Fatal(err)
+			}
+		}
+		fd, err := unix.Openat(fds[len(fds)-1], comp, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fds = append(fds, fd)
+	}
+	return fds
+}
+
+// Paths past 256 bytes, and both sides of PATH_MAX: 4,095 bytes come back
+// whole in one query, 4,096 are ENAMETOOLONG, as in C.  The peer is this
+// process, which connects from that cgroup (joined by fd).
+func longPath(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		fill string
+	}{{700, "a"}, {4095, "b"}, {4096, "c"}} {
+		name := cgOfLength(c.n, c.fill)
+		if len(name)+1 != c.n {
+			t.Fatalf("made %d bytes, not %d", len(name)+1, c.n)
+		}
+		fds := cgWalk(t, name, true)
+		func() {
+			defer func() {
+				cgJoin(cgServer)
+				comps := strings.Split(name, "/")
+				for k := len(comps) - 1; k > 0; k-- { // cgClient itself stays
+					unix.Unlinkat(fds[k], comps[k], unix.AT_REMOVEDIR)
+				}
+				for _, fd := range fds {
+					unix.Close(fd)
+				}
+			}()
+			l := listen(t, "unix", fmt.Sprintf("long-%d", c.n))
+			defer l.Close()
+			procs, err := unix.Openat(fds[len(fds)-1], "cgroup.procs", unix.O_WRONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = unix.Write(procs, []byte(strconv.Itoa(os.Getpid())))
+			unix.Close(procs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cli, err := net.DialUnix("unix", nil, l.Addr().(*net.UnixAddr))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cli.Close()
+			if err := cgJoin(cgServer); err != nil {
+				t.Fatal(err)
+			}
+			conn, err := l.AcceptUnix()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			info, err := Get(conn)
+			var st unix.Stat_t
+			if err := unix.Fstat(fds[len(fds)-1], &st); err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case c.n == 4096:
+				if !errors.Is(err, unix.ENAMETOOLONG) {
+					t.Errorf("%d-byte path: %v %q, want ENAMETOOLONG", c.n, err, info.Path)
+				}
+			case err != nil || info.Path != "/"+name || info.CgroupID != st.Ino || info.PID != os.Getpid():
+				t.Errorf("%d-byte path: %v, got %d bytes id %d pid %d, want id %d pid %d", c.n, err,
+					len(info.Path), info.CgroupID, info.PID, st.Ino, os.Getpid())
+			}
+		}()
 	}
 }
 

@@ -149,23 +149,70 @@ def t_socketpair():
     b.close()
 
 
+def cg_of_length(n, fill):
+    """A cgroup name under CG_CLIENT whose path ("/" included) is n bytes:
+    names of at most 255 bytes of fill, never one of 0."""
+    parts, left = [CG_CLIENT], n - 1 - len(CG_CLIENT)
+    while left > 0:
+        k = min(255, left - 1)
+        if left - 1 - k == 1:  # "/x" is the shortest name: leave room for it
+            k -= 1
+        parts.append(fill * k)
+        left -= 1 + k
+    return "/".join(parts)
+
+
+def cg_walk(name, make):
+    """The directory fds of CGROOT and of each level of name below it,
+    made if make: by fds, as the mount's prefix puts a path of PATH_MAX
+    bytes from the cgroup root past what a file name may be."""
+    fds = [os.open(CGROOT, os.O_RDONLY | os.O_DIRECTORY)]
+    for comp in name.split("/"):
+        if make:
+            try:
+                os.mkdir(comp, dir_fd=fds[-1])
+            except FileExistsError:
+                pass
+        fds.append(os.open(comp, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fds[-1]))
+    return fds
+
+
 def t_long_path():
-    name = "/".join((CG_CLIENT, "a" * 200, "b" * 200, "c" * 200))
-    path = cg_create(name)
-    lst = listener("long")
-    c = Child(name, lst.getsockname())
-    try:
-        conn, _ = lst.accept()
-        check(len(path) > 600, "path too short")
-        check_info("long path", peercgroup.get(conn), path, c.pid)
-        conn.close()
-    finally:
-        c.stop()
-        lst.close()
-        d = name
-        while d != CG_CLIENT:
-            os.rmdir(os.path.join(CGROOT, d))
-            d = os.path.dirname(d)
+    """Paths past 256 bytes, and both sides of PATH_MAX: 4,095 bytes come
+    back whole in one query, 4,096 are ENAMETOOLONG, as in C.  The peer is
+    this process, which connects from that cgroup (joined by fd)."""
+    for n, fill in ((700, "a"), (4095, "b"), (4096, "c")):
+        name = cg_of_length(n, fill)
+        check(len(name) + 1 == n, f"made {len(name) + 1} bytes, not {n}")
+        fds = cg_walk(name, True)
+        lst = listener(f"long-{n}")
+        cli = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            procs = os.open("cgroup.procs", os.O_WRONLY, dir_fd=fds[-1])
+            try:
+                os.write(procs, str(os.getpid()).encode())
+            finally:
+                os.close(procs)
+            cli.connect(lst.getsockname())
+            cg_join(CG_SERVER)
+            conn, _ = lst.accept()
+            if n < 4096:
+                i = peercgroup.get(conn)
+                got, want = (i.path, i.cgroup_id, i.pid), ("/" + name, os.fstat(fds[-1]).st_ino, os.getpid())
+                check(got == want, f"{n}-byte path: got {got}, want {want}")
+            else:
+                expect(f"{n}-byte path", lambda: peercgroup.get(conn),
+                       peercgroup.PeercgroupError, errno.ENAMETOOLONG)
+            conn.close()
+        finally:
+            cg_join(CG_SERVER)
+            cli.close()
+            lst.close()
+            comps = name.split("/")
+            for k in range(len(comps) - 1, 0, -1):  # CG_CLIENT itself stays
+                os.rmdir(comps[k], dir_fd=fds[k])
+            for fd in fds:
+                os.close(fd)
 
 
 def t_classify_peer_delegated():
