@@ -308,6 +308,16 @@ user_scope() {
 	as_user systemd-run --quiet --user --scope --unit="$2" $(host_client "$1") >"$W/$1.out" 2>&1 &
 	rt_id=$2
 }
+# deleg_service NAME UNIT: a service with Delegate=yes and User=pcguser,
+# whose cgroup systemd chown()s to that user; the user names a cgroup of
+# its own there after the LXC container, and its client runs in it.  (No
+# "$" in the command: systemd would expand it; "0" moves the writer.)
+deleg_service() {
+	local cg=/sys/fs/cgroup/system.slice/$2.service/lxc.payload.pcglxc
+	systemd-run --quiet --unit="$2" -p Delegate=yes -p User=pcguser /bin/sh -c \
+		"mkdir $cg && echo 0 >$cg/cgroup.procs && exec $(host_client "$1")"
+	rt_id=pcglxc
+}
 kube_scope() {
 	# shellcheck disable=SC2046
 	systemd-run --quiet --scope --slice="$2" --unit="$3" $(host_client "$1") >"$W/$1.out" 2>&1 &
@@ -434,7 +444,9 @@ containers_phase() {
 	kase podman-split podman runtime DENY podman_split
 	kase podman-rootless podman runtime DENY podman_rootless
 	kase ctr containerd ctr DENY ctr_run
-	kase lxc lxc pcglxc DENY lxc_start
+	kase lxc lxc pcglxc ALLOW lxc_start
+	# the same name, given by a user in the cgroup systemd delegated to it
+	kase delegated-lxc-name lxc pcglxc DENY deleg_service pcg-deleg
 	docker_driver cgroupfs
 	kase docker-cgroupfs docker runtime ALLOW docker_run
 	note "containers phase took $(since "$t_all")s"
