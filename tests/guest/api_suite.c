@@ -297,6 +297,59 @@ static void a_delegated_subtree_names_no_container(void)
 	SYS(chmod(CGROOT "/" DELEGATED, 0755));
 }
 
+/*
+ * A daemon whose cgroup namespace is rooted inside a user's service
+ * manager (a container started by that user, say) does not see
+ * user@UID.service in the path, so nothing in the path says rootless; the
+ * cgroup that bears the container's name is still the user's.  It sees
+ * cgroup2 as its namespace shows it (a mount made there), and no getter
+ * names the container.
+ */
+#define USER_MANAGER "user.slice/user-1001.slice/user@1001.service"
+
+static void rootless_from_its_namespace(void *arg)
+{
+	struct peercgroup_class c = PEERCGROUP_CLASS_INIT;
+	enum peercgroup_runtime rt;
+	char path[PATH_MAX], *s = NULL;
+	int fd = *(int *)arg, r;
+
+	SYS(cg_move(USER_MANAGER, 0));
+	SYS(unshare(CLONE_NEWCGROUP | CLONE_NEWNS));
+	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	SYS(umount2(CGROOT, MNT_DETACH));
+	SYS(mount("cgroup2", CGROOT, "cgroup2", 0, NULL));
+	r = peercgroup_get_path_buf(fd, path, sizeof(path));
+	CHECK(r > 0 && !strcmp(path, "/app.slice/lxc.payload.web01"), "%d \"%s\"", r, path);
+	CHECK_INT(0, peercgroup_peer_classify(fd, 0, &c));
+	CHECK_INT(PEERCGROUP_RT_LXC, c.runtime);
+	CHECK(!strcmp(c.id, "web01"), "id \"%s\"", c.id);
+	CHECK(!(c.flags & PEERCGROUP_CT_ROOTLESS), "flags %#x: rootless seen", c.flags);
+	CHECK(c.flags & PEERCGROUP_CT_UNPROVEN, "flags %#x: not unproven", c.flags);
+	r = peercgroup_peer_get_container(fd, &rt, &s);
+	CHECK(r == -ENXIO && !s, "container %d \"%s\"", r, s ? s : "");
+	free(s);
+	/* the same, where the user's cgroup is root's: the name is proven */
+	SYS(chown(CGROOT "/app.slice", 0, 0));
+	r = peercgroup_peer_get_container(fd, &rt, &s);
+	CHECK(r == 0 && s && !strcmp(s, "web01"), "container %d \"%s\"", r, s ? s : "");
+	free(s);
+}
+
+static void a_rootless_seen_from_its_cgroup_namespace(void)
+{
+	char path[PATH_MAX];
+	int fd;
+	pid_t pid;
+
+	SYS(cg_make(USER_MANAGER "/app.slice/lxc.payload.web01"));
+	SYS(chown(CGROOT "/" USER_MANAGER "/app.slice", 1001, 1001));
+	SYS(accept_peer(USER_MANAGER "/app.slice/lxc.payload.web01", &fd, &pid));
+	SYS(proc_cgroup(pid, path, sizeof(path)));
+	CHECK(!strcmp(path, "/" USER_MANAGER "/app.slice/lxc.payload.web01"), "peer in %s", path);
+	t_in_child(rootless_from_its_namespace, &fd);
+}
+
 /* The getters answer from the connect-time record; only GET_LIVE sees a move. */
 static void a_getters_are_connect_time(void)
 {
@@ -631,6 +684,7 @@ int main(int argc, char **argv)
 	RUN(a_getters_match_the_kernel);
 	RUN(a_getters_are_connect_time);
 	RUN(a_delegated_subtree_names_no_container);
+	RUN(a_rootless_seen_from_its_cgroup_namespace);
 	RUN(a_sandbox_hidden_node_says_deviceallow);
 	RUN(a_sandbox_open_before_hiding_keeps_working);
 	RUN(a_sandbox_denied_node_says_deviceallow);
