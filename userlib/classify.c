@@ -620,7 +620,7 @@ static const char *validate(const char *path, size_t len, uint32_t *up)
  * *@named: the component whose name the answer rests on (the container's,
  * the application's, or the first "kubepods" of a pod with no container
  * found), or NULL.  Whoever could create a cgroup beside it chose that
- * name (pcg_peer_name_proven()).
+ * name (pcg_cgroup_name_proven(), owner.c).
  */
 static void classify(const char *p, const char *end, struct peercgroup_class *out,
 		     const char **named)

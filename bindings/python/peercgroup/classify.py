@@ -510,7 +510,7 @@ def classify(path, namespace=Namespace.CALLER):
 
 def _classify_named(path, namespace):
     """classify(), and the path of the cgroup whose name the answer rests
-    on, as bytes from the namespace root (b"/..." or b""), or None."""
+    on, as bytes from the namespace root (b"/..."), or None."""
     p = os.fsencode(path) if isinstance(path, str) else bytes(path)
     if namespace not in (Namespace.CALLER, Namespace.INITIAL, Namespace.CHILD):
         raise InvalidPathError("bad namespace")
