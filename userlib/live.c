@@ -14,6 +14,7 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include "peercgroup.h"
@@ -34,7 +35,6 @@
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
-#define CGROUP2_MAGIC 0x63677270
 
 /* ---- live answers (opt-in, no module needed) ---- */
 
@@ -164,7 +164,7 @@ static int cgroup_lookup(const char *path, uint64_t *id)
 	if (!strncmp(path, "/..", 3) && (path[3] == '/' || !path[3]))
 		return -EXDEV;
 	mnt = cgroup2_mount();
-	if (!mnt || statfs(mnt, &sf) < 0 || sf.f_type != CGROUP2_MAGIC)
+	if (!mnt || statfs(mnt, &sf) < 0 || sf.f_type != CGROUP2_SUPER_MAGIC)
 		return -ENOMEDIUM;
 	if (asprintf(&fn, "%s%s", mnt, path) < 0)
 		return -ENOMEM;

@@ -15,11 +15,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <linux/magic.h>
 
 #include "peercgroup.h"
 #include "internal.h"
 
-#define CGROUP2_MAGIC 0x63677270
 
 static const char *test_root;
 static uid_t test_root_uid;
@@ -40,7 +40,7 @@ static const char *cgroup2_dir(void)
 	if (test_root)
 		return test_root;
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		if (statfs(dirs[i], &sf) == 0 && sf.f_type == CGROUP2_MAGIC)
+		if (statfs(dirs[i], &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
 			return dirs[i];
 	return NULL;
 }
