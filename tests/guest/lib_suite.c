@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 
 #include "peercgroup.h"
@@ -371,6 +372,52 @@ static void t_live_pid_ns_with_parents_proc(void)
 	t_in_child(live_in_new_pid_ns, &p);
 }
 
+/*
+ * An accepted socket passed by SCM_RIGHTS into a pid namespace that has
+ * its own /proc, where the peer has no pid: SO_PEERCRED says 0 there, and
+ * SO_PEERPIDFD's pidfd has no number in that /proc.  The live answer is
+ * -ESRCH, never another process's cgroup; the connect-time record is
+ * still there, with no pid.
+ */
+static void live_passed_as_pid_ns_init(void *arg)
+{
+	struct peercgroup_info info;
+	int fd, via = *(int *)arg;
+
+	CHECK_INT(1, getpid());
+	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	SYS(mount("proc", "/proc", "proc", 0, NULL));
+	SYS(fd = recv_fd(via));
+	CHECK_INT(-ESRCH, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
+	CHECK_INT(0, peercgroup_get(fd, 0, &info));
+	CHECK_STR("/lib-pass-peer", info.path);
+	CHECK_INT(cg_id("lib-pass-peer"), info.cgroup_id);
+	CHECK_INT(0, info.pid);
+	peercgroup_info_free(&info);
+}
+
+static void live_passed_into_new_pid_ns(void *arg)
+{
+	SYS(unshare(CLONE_NEWPID | CLONE_NEWNS));
+	t_in_child(live_passed_as_pid_ns_init, arg);
+}
+
+static void t_live_passed_into_pid_ns(void)
+{
+	struct client c;
+	int fd, sv[2];
+
+	SYS(cg_create(CG_SERVER));
+	SYS(cg_create(CG_CLIENT));
+	SYS(cg_create("lib-pass-peer"));
+	SYS(fd = accept_client(&c, "lib-pass-peer"));
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	defer_close(sv[0]);
+	defer_close(sv[1]);
+	SYS(send_fd(sv[0], fd));	/* queued until the new namespace takes it */
+	t_in_child(live_passed_into_new_pid_ns, &sv[1]);
+}
+
 /* A client and the accepted end of its connection. */
 struct accepted {
 	struct client c;
@@ -546,6 +593,7 @@ int main(int argc, char **argv)
 	RUN(t_live_deleted_in_a_name);
 	RUN(t_live_in_cgroup_namespace);
 	RUN(t_live_pid_ns_with_parents_proc);
+	RUN(t_live_passed_into_pid_ns);
 	RUN(t_live_without_pidfd_open);
 	RUN(t_socketpair_names_creator);
 	RUN(t_errors);
