@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <sys/ioctl.h>
 
 #include "peercgroup.h"
@@ -83,6 +84,20 @@ PCG_HIDDEN int pcg_classify_named(const char *path, size_t len, unsigned int fla
  */
 PCG_HIDDEN int pcg_classify_peer(const char *path, size_t len, uint64_t id,
 				 struct peercgroup_class *out);
+
+/* cgroupfs.c: where cgroup v2 may be mounted, the unified one last. */
+#define PCG_CGROUP2_DIRS 2
+extern PCG_HIDDEN const char *const pcg_cgroup2_dirs[PCG_CGROUP2_DIRS];
+
+/* cgroupfs.c: @path starts with "/..": out of this namespace's tree, which
+ * no mount here shows. */
+PCG_HIDDEN bool pcg_cgroup_path_outside(const char *path);
+
+struct stat;
+/* cgroupfs.c: stat() of the cgroup directory at the first @len bytes of
+ * namespace-relative @path below mount @dir: 0, -ENOTDIR or -errno. */
+PCG_HIDDEN int pcg_cgroup_stat(const char *dir, const char *path, size_t len,
+			       struct stat *st);
 
 /*
  * owner.c: 1 if only root can have named the cgroup of the component at

@@ -112,8 +112,8 @@ static int read_proc_cgroup(pid_t pid, char **path)
  */
 static const char *cgroup2_mount(void)
 {
-	static const char *const mnts[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
-	bool usable[2] = { false, false };
+	const char *const *mnts = pcg_cgroup2_dirs;
+	bool usable[PCG_CGROUP2_DIRS] = { false, false };
 	char *line = NULL;
 	size_t cap = 0, i;
 	FILE *f;
@@ -134,14 +134,14 @@ static const char *cgroup2_mount(void)
 		if (n < 5)
 			continue;
 		/* The last mount on a mount point is the one seen there. */
-		for (i = 0; i < 2; i++)
+		for (i = 0; i < PCG_CGROUP2_DIRS; i++)
 			if (!strcmp(field[4], mnts[i]))
 				usable[i] = !strcmp(field[3], "/") &&
 					    !strncmp(sep + 3, "cgroup2 ", 8);
 	}
 	free(line);
 	fclose(f);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < PCG_CGROUP2_DIRS; i++)
 		if (usable[i])
 			return mnts[i];
 	return NULL;
@@ -157,19 +157,14 @@ static int cgroup_lookup(const char *path, uint64_t *id)
 	const char *mnt;
 	struct statfs sf;
 	struct stat st;
-	char *fn;
 	int r;
 
-	/* "/.." leads out of this namespace's tree: no mount here shows it. */
-	if (!strncmp(path, "/..", 3) && (path[3] == '/' || !path[3]))
+	if (pcg_cgroup_path_outside(path))
 		return -EXDEV;
 	mnt = cgroup2_mount();
 	if (!mnt || statfs(mnt, &sf) < 0 || sf.f_type != CGROUP2_SUPER_MAGIC)
 		return -ENOMEDIUM;
-	if (asprintf(&fn, "%s%s", mnt, path) < 0)
-		return -ENOMEM;
-	r = stat(fn, &st) < 0 ? -errno : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-	free(fn);
+	r = pcg_cgroup_stat(mnt, path, strlen(path), &st);
 	if (r == 0)
 		*id = st.st_ino;
 	return r;

@@ -9,9 +9,6 @@
  * and nobody else may write, is root's choice.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <limits.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -19,7 +16,6 @@
 
 #include "peercgroup.h"
 #include "internal.h"
-
 
 static const char *test_root;
 static uid_t test_root_uid;
@@ -30,32 +26,18 @@ PCG_HIDDEN void pcg_test_set_cgroup_root(const char *root, uid_t root_uid)
 	test_root_uid = root ? root_uid : 0;
 }
 
-/* Where this process sees cgroup v2: /sys/fs/cgroup, or .../unified. */
+/* Where this process sees cgroup v2, by the mount's type alone. */
 static const char *cgroup2_dir(void)
 {
-	static const char *const dirs[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
 	struct statfs sf;
 	size_t i;
 
 	if (test_root)
 		return test_root;
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		if (statfs(dirs[i], &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
-			return dirs[i];
+	for (i = 0; i < PCG_CGROUP2_DIRS; i++)
+		if (statfs(pcg_cgroup2_dirs[i], &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
+			return pcg_cgroup2_dirs[i];
 	return NULL;
-}
-
-/* stat() of the cgroup at the first @len bytes of @path, below @dir. */
-static int cgroup_stat(const char *dir, const char *path, size_t len, struct stat *st)
-{
-	char fn[PATH_MAX + 32];
-
-	if (len >= PATH_MAX)
-		return -ENAMETOOLONG;
-	snprintf(fn, sizeof(fn), "%s/%.*s", dir, (int)len, path);
-	if (stat(fn, st) < 0)
-		return -errno;
-	return S_ISDIR(st->st_mode) ? 0 : -ENOTDIR;
 }
 
 /*
@@ -71,14 +53,11 @@ PCG_HIDDEN int pcg_cgroup_name_proven(const char *path, const char *named, uint6
 	const char *dir = cgroup2_dir();
 	struct stat st;
 
-	if (!dir || !id)
+	if (!dir || !id || pcg_cgroup_path_outside(path))
 		return 0;
-	/* "/.." leads out of this namespace's tree: no mount here shows it. */
-	if (!strncmp(path, "/..", 3) && (path[3] == '/' || !path[3]))
+	if (pcg_cgroup_stat(dir, path, strlen(path), &st) < 0 || st.st_ino != id)
 		return 0;
-	if (cgroup_stat(dir, path, strlen(path), &st) < 0 || st.st_ino != id)
-		return 0;
-	if (cgroup_stat(dir, path, (size_t)(named - path), &st) < 0)
+	if (pcg_cgroup_stat(dir, path, (size_t)(named - path), &st) < 0)
 		return 0;
 	return st.st_uid == test_root_uid && !(st.st_mode & (S_IWGRP | S_IWOTH));
 }
