@@ -6,10 +6,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
+#include <unistd.h>
 
 #include "peercgroup.h"
 #include "internal.h"
@@ -23,15 +26,41 @@ PCG_HIDDEN bool pcg_cgroup_path_outside(const char *path)
 	return !strncmp(path, "/..", 3) && (path[3] == '/' || !path[3]);
 }
 
-PCG_HIDDEN int pcg_cgroup_stat(const char *dir, const char *path, size_t len,
+PCG_HIDDEN int pcg_cgroup2_open(const char *dir, bool any_fs)
+{
+	struct statfs sf;
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (!any_fs && (fstatfs(fd, &sf) < 0 || sf.f_type != CGROUP2_SUPER_MAGIC)) {
+		close(fd);
+		return -ENOMEDIUM;
+	}
+	return fd;
+}
+
+/*
+ * Relative to the mount's fd, so that a path of up to PATH_MAX - 1 bytes,
+ * the longest the module gives, is found whatever the mount point's name.
+ */
+PCG_HIDDEN int pcg_cgroup_stat(int mnt_fd, const char *path, size_t len,
 			       struct stat *st)
 {
-	char fn[PATH_MAX + 32];
+	char rel[PATH_MAX];
 
-	if (len >= PATH_MAX)
+	while (len && *path == '/') {
+		path++;
+		len--;
+	}
+	if (len >= sizeof(rel))
 		return -ENAMETOOLONG;
-	snprintf(fn, sizeof(fn), "%s/%.*s", dir, (int)len, path);
-	if (stat(fn, st) < 0)
+	if (len)
+		memcpy(rel, path, len);
+	else
+		rel[len++] = '.';
+	rel[len] = '\0';
+	if (fstatat(mnt_fd, rel, st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
 	return S_ISDIR(st->st_mode) ? 0 : -ENOTDIR;
 }

@@ -93,10 +93,14 @@ extern PCG_HIDDEN const char *const pcg_cgroup2_dirs[PCG_CGROUP2_DIRS];
  * no mount here shows. */
 PCG_HIDDEN bool pcg_cgroup_path_outside(const char *path);
 
+/* cgroupfs.c: an O_PATH fd of @dir if cgroup2 is mounted there (or, with
+ * @any_fs, whatever it is), -ENOMEDIUM if something else is, or -errno. */
+PCG_HIDDEN int pcg_cgroup2_open(const char *dir, bool any_fs);
+
 struct stat;
 /* cgroupfs.c: stat() of the cgroup directory at the first @len bytes of
- * namespace-relative @path below mount @dir: 0, -ENOTDIR or -errno. */
-PCG_HIDDEN int pcg_cgroup_stat(const char *dir, const char *path, size_t len,
+ * namespace-relative @path below mount fd @mnt_fd: 0, -ENOTDIR or -errno. */
+PCG_HIDDEN int pcg_cgroup_stat(int mnt_fd, const char *path, size_t len,
 			       struct stat *st);
 
 /*

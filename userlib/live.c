@@ -11,10 +11,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
-#include <linux/magic.h>
 #include <unistd.h>
 
 #include "peercgroup.h"
@@ -155,16 +153,19 @@ static const char *cgroup2_mount(void)
 static int cgroup_lookup(const char *path, uint64_t *id)
 {
 	const char *mnt;
-	struct statfs sf;
 	struct stat st;
-	int r;
+	int fd, r;
 
 	if (pcg_cgroup_path_outside(path))
 		return -EXDEV;
 	mnt = cgroup2_mount();
-	if (!mnt || statfs(mnt, &sf) < 0 || sf.f_type != CGROUP2_SUPER_MAGIC)
+	if (!mnt)
 		return -ENOMEDIUM;
-	r = pcg_cgroup_stat(mnt, path, strlen(path), &st);
+	fd = pcg_cgroup2_open(mnt, false);
+	if (fd < 0)
+		return -ENOMEDIUM;
+	r = pcg_cgroup_stat(fd, path, strlen(path), &st);
+	close(fd);
 	if (r == 0)
 		*id = st.st_ino;
 	return r;

@@ -11,8 +11,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <linux/magic.h>
+#include <unistd.h>
 
 #include "peercgroup.h"
 #include "internal.h"
@@ -26,18 +25,17 @@ PCG_HIDDEN void pcg_test_set_cgroup_root(const char *root, uid_t root_uid)
 	test_root_uid = root ? root_uid : 0;
 }
 
-/* Where this process sees cgroup v2, by the mount's type alone. */
-static const char *cgroup2_dir(void)
+/* Where this process sees cgroup v2, by the mount's type alone: an fd. */
+static int cgroup2_open(void)
 {
-	struct statfs sf;
 	size_t i;
+	int fd = -ENOMEDIUM;
 
 	if (test_root)
-		return test_root;
-	for (i = 0; i < PCG_CGROUP2_DIRS; i++)
-		if (statfs(pcg_cgroup2_dirs[i], &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
-			return pcg_cgroup2_dirs[i];
-	return NULL;
+		return pcg_cgroup2_open(test_root, true);
+	for (i = 0; i < PCG_CGROUP2_DIRS && fd < 0; i++)
+		fd = pcg_cgroup2_open(pcg_cgroup2_dirs[i], false);
+	return fd;
 }
 
 /*
@@ -50,14 +48,17 @@ static const char *cgroup2_dir(void)
  */
 PCG_HIDDEN int pcg_cgroup_name_proven(const char *path, const char *named, uint64_t id)
 {
-	const char *dir = cgroup2_dir();
 	struct stat st;
+	int fd, proven = 0;
 
-	if (!dir || !id || pcg_cgroup_path_outside(path))
+	if (!id || pcg_cgroup_path_outside(path))
 		return 0;
-	if (pcg_cgroup_stat(dir, path, strlen(path), &st) < 0 || st.st_ino != id)
+	fd = cgroup2_open();
+	if (fd < 0)
 		return 0;
-	if (pcg_cgroup_stat(dir, path, (size_t)(named - path), &st) < 0)
-		return 0;
-	return st.st_uid == test_root_uid && !(st.st_mode & (S_IWGRP | S_IWOTH));
+	if (pcg_cgroup_stat(fd, path, strlen(path), &st) == 0 && st.st_ino == id &&
+	    pcg_cgroup_stat(fd, path, (size_t)(named - path), &st) == 0)
+		proven = st.st_uid == test_root_uid && !(st.st_mode & (S_IWGRP | S_IWOTH));
+	close(fd);
+	return proven;
 }

@@ -42,14 +42,28 @@ func nameProven(path string, named int, id uint64) bool {
 	if dir == "" || id == 0 || path == "/.." || strings.HasPrefix(path, "/../") {
 		return false
 	}
-	var st unix.Stat_t
-	if unix.Stat(dir+"/"+path, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Ino != id {
+	// Relative to the mount's fd: a path of PATH_MAX - 1 bytes, the
+	// longest Get gives, is found whatever the mount point's name.
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
 		return false
 	}
-	if unix.Stat(dir+"/"+path[:named], &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if !cgroupStat(fd, path, &st) || st.Ino != id || !cgroupStat(fd, path[:named], &st) {
 		return false
 	}
 	return st.Uid == rootUID && st.Mode&(unix.S_IWGRP|unix.S_IWOTH) == 0
+}
+
+// cgroupStat stats the directory at path below the mount at fd.
+func cgroupStat(fd int, path string, st *unix.Stat_t) bool {
+	rel := strings.TrimLeft(path, "/")
+	if rel == "" {
+		rel = "."
+	}
+	return unix.Fstatat(fd, rel, st, unix.AT_SYMLINK_NOFOLLOW) == nil &&
+		st.Mode&unix.S_IFMT == unix.S_IFDIR
 }
 
 // ClassifyPeer classifies the record Get returned, as

@@ -5,6 +5,7 @@ package peercgroup
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -86,5 +87,65 @@ func TestClassifyPeerProvesWhoNamedIt(t *testing.T) {
 	}
 	if got := FlagUnproven.String(); got != "unproven" {
 		t.Errorf("FlagUnproven is %q", got)
+	}
+}
+
+// mkdirAt makes the directories of p below root by fds (the pair may be
+// longer than PATH_MAX, as a real mount point and a long path are) and
+// returns an O_PATH fd of the last one.
+func mkdirAt(t *testing.T, root, p string) int {
+	t.Helper()
+	fd, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range strings.Split(strings.Trim(p, "/"), "/") {
+		if err := unix.Mkdirat(fd, name, 0o755); err != nil && err != unix.EEXIST {
+			t.Fatal(err)
+		}
+		next, err := unix.Openat(fd, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd = next
+	}
+	return fd
+}
+
+// The longest path Get gives, PATH_MAX - 1 bytes: with the mount's name in
+// front it is past PATH_MAX, and the check must still look.
+func TestClassifyPeerAtPathMax(t *testing.T) {
+	root := fakeCgroups(t)
+	const tail = "/lxc.payload.web"
+	parent := ""
+	for left := unix.PathMax - 1 - len(tail); left > 0; left = unix.PathMax - 1 - len(tail) - len(parent) {
+		n := left - 1
+		if n > 200 {
+			n = 200
+		}
+		parent += "/" + strings.Repeat("d", n)
+	}
+	path := parent + tail
+	if len(path) != unix.PathMax-1 || len(root)+len(path) < unix.PathMax {
+		t.Fatalf("the path is %d bytes, the tree's name %d", len(path), len(root))
+	}
+	fd := mkdirAt(t, root, path)
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		t.Fatal(err)
+	}
+	info := Info{CgroupID: st.Ino, Path: path}
+	if c := ClassifyPeer(info); c.Runtime != LXC || c.ID != "web" || c.Flags&FlagUnproven != 0 {
+		t.Errorf("at %d bytes: %v %q %v, want lxc web, proven", len(path), c.Runtime, c.ID, c.Flags)
+	}
+	pfd := mkdirAt(t, root, parent[:strings.LastIndex(parent, "/")])
+	defer unix.Close(pfd)
+	if err := unix.Fchmodat(pfd, parent[strings.LastIndex(parent, "/")+1:], 0o775, 0); err != nil {
+		t.Fatal(err)
+	}
+	if c := ClassifyPeer(info); c.Flags&FlagUnproven == 0 {
+		t.Errorf("at %d bytes, parent 0775: %v, want unproven", len(path), c.Flags)
 	}
 }

@@ -554,6 +554,108 @@ static void p_kubepods_193(void)
 	CHECK_STR(want, got);
 }
 
+/* ---- a container's name at the end of the longest path ---- */
+
+/* The container the library names for @fd, its flags and its live id. */
+static void check_named(const char *what, int fd, bool proven, const char *want,
+			uint64_t id)
+{
+	struct peercgroup_class c = PEERCGROUP_CLASS_INIT;
+	struct peercgroup_info info;
+	enum peercgroup_runtime rt;
+	char *name = NULL;
+	int r;
+
+	r = peercgroup_peer_get_container(fd, &rt, &name);
+	if (proven)
+		CHECK(r == 0 && rt == PEERCGROUP_RT_LXC && name && !strcmp(name, "pcglong"),
+		      "%s: peercgroup_peer_get_container %d, runtime %d, \"%s\"", what, r,
+		      (int)rt, name ? name : "(null)");
+	else
+		CHECK(r == -ENXIO && !name,
+		      "%s: peercgroup_peer_get_container %d, want -ENXIO", what, r);
+	free(name);
+	r = peercgroup_peer_classify(fd, 0, &c);
+	CHECK(r == 0 && c.runtime == PEERCGROUP_RT_LXC && !strcmp(c.id, "pcglong") &&
+	      !(c.flags & PEERCGROUP_CT_UNPROVEN) == proven,
+	      "%s: peercgroup_peer_classify %d, runtime %d, id \"%s\", flags %#x", what, r,
+	      (int)c.runtime, c.id, c.flags);
+	/* the live route finds the same directory, so it knows the id */
+	r = peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info);
+	CHECK(r == 0 && info.path && !strcmp(info.path, want) && info.cgroup_id == id,
+	      "%s: live: %d, id %llu, want %llu", what, r,
+	      (unsigned long long)(r ? 0 : info.cgroup_id), (unsigned long long)id);
+	peercgroup_info_free(&info);
+}
+
+/*
+ * An LXC container's cgroup whose path is PATH_MAX - 1 bytes: the longest
+ * the module answers.  With the mount point in front, no stat() by name
+ * can reach it; the library must still prove who named it, and must
+ * still refuse it once a user may write its parent.
+ */
+static void p_named_at_path_max(void)
+{
+	static const char tail[] = "/lxc.payload.pcglong";
+	struct chain parent, ct;
+	struct peer p = { 0 };
+	char sname[48], *proc = NULL;
+	int lfd = -1, acc = -1, cli = -1, err;
+	uint64_t id;
+
+	snprintf(sname, sizeof(sname), "pcg-path-named-%d", (int)getpid());
+	err = chain_make(&parent, LONGEST - (sizeof(tail) - 1), "pcg");
+	if (!err)
+		err = chain_make_below(&ct, parent.fd[parent.depth], parent.path,
+				       sizeof(tail) - 1, 255, tail + 1);
+	else
+		memset(&ct, 0, sizeof(ct));
+	if (err) {
+		chain_free(&ct);
+		chain_free(&parent);
+		FAIL("making the cgroups: %s", strerror(-err));
+	}
+	id = chain_id(&ct);
+	if (ct.len != LONGEST || strcmp(ct.path + LONGEST - (sizeof(tail) - 1), tail) || !id) {
+		t_failf(__FILE__, __LINE__, "the chain is %zu bytes, id %llu", ct.len,
+			(unsigned long long)id);
+		goto out;
+	}
+	if ((lfd = listen_on(sname, SOCK_STREAM)) < 0 || peer_start(&p, &ct, sname) ||
+	    (acc = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) < 0 ||
+	    (cli = connect_to(p.lname, SOCK_STREAM)) < 0) {
+		t_failf(__FILE__, __LINE__, "setup: %s", strerror(errno));
+		goto out;
+	}
+	proc = malloc(PATH_MAX + 64);
+	err = proc ? proc_cgroup_long(p.pid, proc, PATH_MAX + 64) : -ENOMEM;
+	if (err || strcmp(proc, ct.path)) {
+		t_failf(__FILE__, __LINE__, "/proc/%d/cgroup: err %d", (int)p.pid, err);
+		goto out;
+	}
+	check_named("accepted", acc, true, ct.path, id);
+	check_named("client", cli, true, ct.path, id);
+	/* a parent others may write: the name may be theirs */
+	if (fchmod(parent.fd[parent.depth], 0775)) {
+		t_failf(__FILE__, __LINE__, "fchmod: %s", strerror(errno));
+		goto out;
+	}
+	check_named("accepted, parent 0775", acc, false, ct.path, id);
+	check_named("client, parent 0775", cli, false, ct.path, id);
+	fchmod(parent.fd[parent.depth], 0755);
+out:
+	free(proc);
+	if (acc >= 0)
+		close(acc);
+	if (cli >= 0)
+		close(cli);
+	if (lfd >= 0)
+		close(lfd);
+	peer_stop(&p);
+	chain_free(&ct);
+	chain_free(&parent);
+}
+
 /* ---- paths relative to a cgroup namespace: "/.." parts of any length ---- */
 
 struct ns_case {
@@ -712,6 +814,7 @@ int main(int argc, char **argv)
 		return 1;
 	RUN(p_lengths);
 	RUN(p_kubepods_193);
+	RUN(p_named_at_path_max);
 	RUN(p_cgroup_namespace);
 	return guest_end();
 }

@@ -749,29 +749,54 @@ static void tree_teardown(void)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * An O_PATH fd of the directory at the first @len bytes of @path in the
+ * tree, made if missing.  By fds: the tree's name and a path near PATH_MAX
+ * together pass it, as a real mount point and such a path do.
+ */
+static int tree_dir(const char *path, size_t len)
+{
+	const char *p = path, *end = path + len, *next;
+	char name[NAME_MAX + 1];
+	int dfd = open(cgroup_tree, O_PATH | O_DIRECTORY | O_CLOEXEC), fd;
+
+	assert_true(dfd >= 0);
+	for (; p < end; p = next) {
+		p += *p == '/';
+		next = memchr(p, '/', (size_t)(end - p));
+		next = next ? next : end;
+		if (next == p)
+			continue;
+		assert_true(next - p <= NAME_MAX);
+		snprintf(name, sizeof(name), "%.*s", (int)(next - p), p);
+		assert_true(mkdirat(dfd, name, 0755) == 0 || errno == EEXIST);
+		fd = openat(dfd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		assert_true(fd >= 0);
+		close(dfd);
+		dfd = fd;
+	}
+	return dfd;
+}
+
 /* The peer is in @path, which exists in the tree: its inode is the id. */
 static void fake_cgroup(const char *path)
 {
-	char fn[PATH_MAX], *p;
 	struct stat st;
+	int fd = tree_dir(path, strlen(path));
 
-	snprintf(fn, sizeof(fn), "%s%s", cgroup_tree, path);
-	for (p = fn + strlen(cgroup_tree) + 1; (p = strchr(p, '/')); *p++ = '/') {
-		*p = '\0';
-		assert_true(mkdir(fn, 0755) == 0 || errno == EEXIST);
-	}
-	assert_true(mkdir(fn, 0755) == 0 || errno == EEXIST);
-	assert_int_equal(stat(fn, &st), 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	close(fd);
 	fake.path = path;
 	fake.id = st.st_ino;
 }
 
 static void chmod_cgroup(const char *path, mode_t mode)
 {
-	char fn[PATH_MAX];
+	const char *name = strrchr(path, '/') + 1;
+	int fd = tree_dir(path, (size_t)(name - path));
 
-	snprintf(fn, sizeof(fn), "%s%s", cgroup_tree, path);
-	assert_int_equal(chmod(fn, mode), 0);
+	assert_int_equal(fchmodat(fd, name, mode, 0), 0);
+	close(fd);
 }
 
 static void test_getters(void **state)
@@ -865,6 +890,37 @@ static void test_getters(void **state)
 	assert_int_equal(peercgroup_peer_classify(3, 0, &c), 0);
 	assert_int_equal(c.runtime, PEERCGROUP_RT_SYSTEM_SERVICE);
 	assert_false(c.flags & PEERCGROUP_CT_UNPROVEN);
+
+	/*
+	 * The longest path the module gives, PATH_MAX - 1 bytes: the tree's
+	 * name in front of it passes PATH_MAX, and the check still looks.
+	 */
+	{
+		static char longest[PATH_MAX];
+		static const char tail[] = "/lxc.payload.web";
+		size_t n = 0;
+
+		while (n < sizeof(longest) - sizeof(tail)) {
+			size_t k = sizeof(longest) - sizeof(tail) - n - 1;
+
+			k = k > 200 ? 200 : k;
+			assert_true(k > 0);
+			longest[n++] = '/';
+			memset(longest + n, 'd', k);
+			n += k;
+		}
+		memcpy(longest + n, tail, sizeof(tail));
+		assert_int_equal(strlen(longest), PATH_MAX - 1);
+		assert_true(strlen(cgroup_tree) + strlen(longest) >= PATH_MAX);
+		fake_cgroup(longest);
+		assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), 0);
+		assert_string_equal(s, "web");
+		free(s);
+		longest[n] = '\0';
+		chmod_cgroup(longest, 0775);
+		longest[n] = '/';
+		assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), -ENXIO);
+	}
 
 	/* the tree must show the peer's own cgroup: its inode is the id */
 	fake_cgroup("/lxc.payload.web");

@@ -33,9 +33,13 @@ def _cgroup2_dir():
     return None
 
 
-def _is_dir(fn):
+def _is_dir(top_fd, path):
+    """stat() of the directory at path below the mount at top_fd.  Relative
+    to the fd: a path of PATH_MAX - 1 bytes, the longest the module gives,
+    is found whatever the mount point's name."""
     try:
-        st = os.stat(fn)
+        st = os.stat(path.lstrip(b"/") or b".", dir_fd=top_fd,
+                     follow_symlinks=False)
     except OSError:
         return None
     return st if stat.S_ISDIR(st.st_mode) else None
@@ -50,10 +54,17 @@ def _name_proven(path, named, cgroup_id):
     top = _cgroup2_dir()
     if top is None or not cgroup_id or named.startswith(b"/.."):
         return False
-    st = _is_dir(top + b"/" + path.lstrip(b"/"))
-    if st is None or st.st_ino != cgroup_id:
+    try:
+        top_fd = os.open(top, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
         return False
-    st = _is_dir(top + named.rsplit(b"/", 1)[0])
+    try:
+        st = _is_dir(top_fd, path)
+        if st is None or st.st_ino != cgroup_id:
+            return False
+        st = _is_dir(top_fd, named.rsplit(b"/", 1)[0])
+    finally:
+        os.close(top_fd)
     return (st is not None and st.st_uid == _test_root_uid
             and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
 

@@ -65,3 +65,39 @@ def test_the_tree_must_show_the_peers_own_cgroup(tree):
         check(info, Runtime.LXC, True)
     assert not peercgroup.classify("/lxc.payload.gone").flags & ContainerFlags.UNPROVEN
     assert ContainerFlags.UNPROVEN.names() == "unproven"
+
+
+def test_the_longest_path(tree):
+    """PATH_MAX - 1 bytes, the longest the module gives: with the mount's
+    name in front it is past PATH_MAX, and the check must still look."""
+    tail = "/lxc.payload.web"
+    parent = ""
+    while len(parent) < 4095 - len(tail):
+        parent += "/" + "d" * min(200, 4095 - len(tail) - len(parent) - 1)
+    path = parent + tail
+    assert len(path) == 4095 and len(str(tree)) + len(path) >= 4096
+    fd = os.open(tree, os.O_PATH | os.O_DIRECTORY)
+    try:
+        for name in path.strip("/").split("/"):
+            try:
+                os.mkdir(name, dir_fd=fd)
+            except FileExistsError:
+                pass
+            nfd = os.open(name, os.O_PATH | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+        info = Info(os.fstat(fd).st_ino, path, 1, peercgroup.Flags(0))
+    finally:
+        os.close(fd)
+    check(info, Runtime.LXC, False)
+    assert peercgroup.classify_peer(info).id == "web"
+    fd = os.open(tree, os.O_PATH | os.O_DIRECTORY)
+    try:
+        for name in parent.strip("/").split("/")[:-1]:
+            nfd = os.open(name, os.O_PATH | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+        os.chmod(parent.rsplit("/", 1)[1], 0o775, dir_fd=fd)
+    finally:
+        os.close(fd)
+    check(info, Runtime.LXC, True)
