@@ -302,8 +302,8 @@ static void a_delegated_subtree_names_no_container(void)
  * manager (a container started by that user, say) does not see
  * user@UID.service in the path, so nothing in the path says rootless; the
  * cgroup that bears the container's name is still the user's.  It sees
- * cgroup2 as its namespace shows it (a mount made there), and no getter
- * names the container.
+ * cgroup2 as its namespace shows it (a mount made there), gets the socket
+ * by SCM_RIGHTS once inside, and no getter names the container.
  */
 #define USER_MANAGER "user.slice/user-1001.slice/user@1001.service"
 
@@ -312,13 +312,15 @@ static void rootless_from_its_namespace(void *arg)
 	struct peercgroup_class c = PEERCGROUP_CLASS_INIT;
 	enum peercgroup_runtime rt;
 	char path[PATH_MAX], *s = NULL;
-	int fd = *(int *)arg, r;
+	int fd, r;
 
 	SYS(cg_move(USER_MANAGER, 0));
 	SYS(unshare(CLONE_NEWCGROUP | CLONE_NEWNS));
 	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
 	SYS(umount2(CGROOT, MNT_DETACH));
 	SYS(mount("cgroup2", CGROOT, "cgroup2", 0, NULL));
+	/* the socket arrives here, as a daemon's would from its listener */
+	SYS(fd = recv_fd(*(int *)arg));
 	r = peercgroup_get_path_buf(fd, path, sizeof(path));
 	CHECK(r > 0 && !strcmp(path, "/app.slice/lxc.payload.web01"), "%d \"%s\"", r, path);
 	CHECK_INT(0, peercgroup_peer_classify(fd, 0, &c));
@@ -339,7 +341,7 @@ static void rootless_from_its_namespace(void *arg)
 static void a_rootless_seen_from_its_cgroup_namespace(void)
 {
 	char path[PATH_MAX];
-	int fd;
+	int fd, sv[2];
 	pid_t pid;
 
 	SYS(cg_make(USER_MANAGER "/app.slice/lxc.payload.web01"));
@@ -347,7 +349,13 @@ static void a_rootless_seen_from_its_cgroup_namespace(void)
 	SYS(accept_peer(USER_MANAGER "/app.slice/lxc.payload.web01", &fd, &pid));
 	SYS(proc_cgroup(pid, path, sizeof(path)));
 	CHECK(!strcmp(path, "/" USER_MANAGER "/app.slice/lxc.payload.web01"), "peer in %s", path);
-	t_in_child(rootless_from_its_namespace, &fd);
+	/* passed by SCM_RIGHTS, and ours closed: the daemon has the only one */
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	SYS(send_fd(sv[0], fd));
+	close(fd);
+	t_in_child(rootless_from_its_namespace, &sv[1]);
+	close(sv[0]);
+	close(sv[1]);
 }
 
 /* The getters answer from the connect-time record; only GET_LIVE sees a move. */
