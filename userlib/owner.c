@@ -44,7 +44,10 @@ static int cgroup2_open(void)
  * its id (a mount of another part shows another cgroup or none, and a
  * removed cgroup is gone), and then every prefix of @path leads to one of
  * its ancestors.  Owners are as this process sees them: root is uid 0 of
- * its user namespace.
+ * its user namespace.  Between the two stat()s the parent cannot change
+ * under its name: cgroup v2 refuses rename(), and a cgroup with a child
+ * cannot be removed; once the child is gone, only whoever may write the
+ * grandparent can put another parent there, and it is then theirs.
  */
 PCG_HIDDEN int pcg_cgroup_name_proven(const char *path, const char *named, uint64_t id)
 {
