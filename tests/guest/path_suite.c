@@ -235,6 +235,39 @@ static void peer_stop(struct peer *p)
 	p->pid = 0;
 }
 
+/*
+ * A peer in a chain and both ends of it here: @acc, the socket we accepted
+ * from its connect(), and @cli, ours connected to its listener (its listen()).
+ */
+struct peer_ends {
+	struct peer p;
+	int lfd, acc, cli;
+};
+
+static int ends_open(struct peer_ends *e, const struct chain *c)
+{
+	char sname[48];
+
+	*e = (struct peer_ends){ .lfd = -1, .acc = -1, .cli = -1 };
+	snprintf(sname, sizeof(sname), "pcg-path-srv-%d", (int)getpid());
+	if ((e->lfd = listen_on(sname, SOCK_STREAM)) < 0 || peer_start(&e->p, c, sname) ||
+	    (e->acc = accept4(e->lfd, NULL, NULL, SOCK_CLOEXEC)) < 0 ||
+	    (e->cli = connect_to(e->p.lname, SOCK_STREAM)) < 0)
+		return -1;
+	return 0;
+}
+
+static void ends_close(struct peer_ends *e)
+{
+	if (e->acc >= 0)
+		close(e->acc);
+	if (e->cli >= 0)
+		close(e->cli);
+	if (e->lfd >= 0)
+		close(e->lfd);
+	peer_stop(&e->p);
+}
+
 /* ---- the checks ---- */
 
 static bool all_canary(const unsigned char *b, size_t n)
@@ -446,13 +479,12 @@ static void check_cli(const char *lname, const char *want, size_t len, uint64_t 
 static void one_length(size_t len)
 {
 	struct chain c;
-	struct peer p = { 0 };
-	char sname[48], what[64], *proc = NULL;
+	struct peer_ends e;
+	char what[64], *proc = NULL;
 	const char *want;
 	uint64_t id;
-	int lfd = -1, acc = -1, cli = -1, err;
+	int err;
 
-	snprintf(sname, sizeof(sname), "pcg-path-srv-%d", (int)getpid());
 	err = chain_make(&c, len, "pcg");
 	if (err) {
 		chain_free(&c);
@@ -460,9 +492,7 @@ static void one_length(size_t len)
 	}
 	want = len <= LONGEST ? c.path : NULL;
 	id = chain_id(&c);
-	if ((lfd = listen_on(sname, SOCK_STREAM)) < 0 || peer_start(&p, &c, sname) ||
-	    (acc = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) < 0 ||
-	    (cli = connect_to(p.lname, SOCK_STREAM)) < 0) {
+	if (ends_open(&e, &c)) {
 		t_failf(__FILE__, __LINE__, "len %zu: setup: %s", len, strerror(errno));
 		goto out;
 	}
@@ -474,29 +504,23 @@ static void one_length(size_t len)
 	/* the kernel's own view: the test's premises */
 	if (want) {
 		proc = malloc(PATH_MAX + 64);
-		err = proc ? proc_cgroup_long(p.pid, proc, PATH_MAX + 64) : -ENOMEM;
+		err = proc ? proc_cgroup_long(e.p.pid, proc, PATH_MAX + 64) : -ENOMEM;
 		if (err || strcmp(proc, want)) {
 			t_failf(__FILE__, __LINE__, "len %zu: /proc/%d/cgroup: err %d, \"%.60s...\"",
-				len, (int)p.pid, err, err ? "" : proc);
+				len, (int)e.p.pid, err, err ? "" : proc);
 			goto out;
 		}
 	}
 	snprintf(what, sizeof(what), "accepted");
-	check_raw(what, acc, want, len, id, p.pid);
-	check_lib(what, acc, want, len, id, p.pid);
+	check_raw(what, e.acc, want, len, id, e.p.pid);
+	check_lib(what, e.acc, want, len, id, e.p.pid);
 	snprintf(what, sizeof(what), "client");
-	check_raw(what, cli, want, len, id, p.pid);
-	check_lib(what, cli, want, len, id, p.pid);
-	check_cli(p.lname, want, len, id);
+	check_raw(what, e.cli, want, len, id, e.p.pid);
+	check_lib(what, e.cli, want, len, id, e.p.pid);
+	check_cli(e.p.lname, want, len, id);
 out:
 	free(proc);
-	if (acc >= 0)
-		close(acc);
-	if (cli >= 0)
-		close(cli);
-	if (lfd >= 0)
-		close(lfd);
-	peer_stop(&p);
+	ends_close(&e);
 	chain_free(&c);
 }
 
@@ -598,12 +622,11 @@ static void p_named_at_path_max(void)
 {
 	static const char tail[] = "/lxc.payload.pcglong";
 	struct chain parent, ct;
-	struct peer p = { 0 };
-	char sname[48], *proc = NULL;
-	int lfd = -1, acc = -1, cli = -1, err;
+	struct peer_ends e = { .lfd = -1, .acc = -1, .cli = -1 };
+	char *proc = NULL;
 	uint64_t id;
+	int err;
 
-	snprintf(sname, sizeof(sname), "pcg-path-named-%d", (int)getpid());
 	err = chain_make(&parent, LONGEST - (sizeof(tail) - 1), "pcg");
 	if (!err)
 		err = chain_make_below(&ct, parent.fd[parent.depth], parent.path,
@@ -621,37 +644,29 @@ static void p_named_at_path_max(void)
 			(unsigned long long)id);
 		goto out;
 	}
-	if ((lfd = listen_on(sname, SOCK_STREAM)) < 0 || peer_start(&p, &ct, sname) ||
-	    (acc = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) < 0 ||
-	    (cli = connect_to(p.lname, SOCK_STREAM)) < 0) {
+	if (ends_open(&e, &ct)) {
 		t_failf(__FILE__, __LINE__, "setup: %s", strerror(errno));
 		goto out;
 	}
 	proc = malloc(PATH_MAX + 64);
-	err = proc ? proc_cgroup_long(p.pid, proc, PATH_MAX + 64) : -ENOMEM;
+	err = proc ? proc_cgroup_long(e.p.pid, proc, PATH_MAX + 64) : -ENOMEM;
 	if (err || strcmp(proc, ct.path)) {
-		t_failf(__FILE__, __LINE__, "/proc/%d/cgroup: err %d", (int)p.pid, err);
+		t_failf(__FILE__, __LINE__, "/proc/%d/cgroup: err %d", (int)e.p.pid, err);
 		goto out;
 	}
-	check_named("accepted", acc, true, ct.path, id);
-	check_named("client", cli, true, ct.path, id);
+	check_named("accepted", e.acc, true, ct.path, id);
+	check_named("client", e.cli, true, ct.path, id);
 	/* a parent others may write: the name may be theirs */
 	if (fchmod(parent.fd[parent.depth], 0775)) {
 		t_failf(__FILE__, __LINE__, "fchmod: %s", strerror(errno));
 		goto out;
 	}
-	check_named("accepted, parent 0775", acc, false, ct.path, id);
-	check_named("client, parent 0775", cli, false, ct.path, id);
+	check_named("accepted, parent 0775", e.acc, false, ct.path, id);
+	check_named("client, parent 0775", e.cli, false, ct.path, id);
 	fchmod(parent.fd[parent.depth], 0755);
 out:
 	free(proc);
-	if (acc >= 0)
-		close(acc);
-	if (cli >= 0)
-		close(cli);
-	if (lfd >= 0)
-		close(lfd);
-	peer_stop(&p);
+	ends_close(&e);
 	chain_free(&ct);
 	chain_free(&parent);
 }
