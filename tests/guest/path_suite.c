@@ -412,8 +412,13 @@ static void check_lib(const char *what, int fd, const char *want, size_t len,
 		      "%s, len %zu: peercgroup_get %d path_len %zu id %llu pid %d", what, len, r,
 		      info.path_len, (unsigned long long)info.cgroup_id, (int)info.pid);
 	} else {
+		struct peercgroup_class c = PEERCGROUP_CLASS_INIT;
+
 		CHECK(r == -ENAMETOOLONG && !info.path,
 		      "%s, len %zu: peercgroup_get %d, want -ENAMETOOLONG", what, len, r);
+		/* nothing to classify, or to prove: the error passes through */
+		r = peercgroup_peer_classify(fd, 0, &c);
+		CHECK(r == -ENAMETOOLONG, "%s, len %zu: peercgroup_peer_classify %d", what, len, r);
 	}
 	peercgroup_info_free(&info);
 	r = peercgroup_get_path(fd, &path);
