@@ -14,6 +14,7 @@
 
 #include <limits.h>
 #include <poll.h>
+#include <sys/mount.h>
 
 #include "peercgroup.h"	/* the library's */
 
@@ -676,6 +677,108 @@ out:
 	chain_free(&parent);
 }
 
+/*
+ * The same container PATH_MAX - 1 bytes below a cgroup namespace's root:
+ * past PATH_MAX from the host, where the module says ENAMETOOLONG (with
+ * the id), and the longest path inside.  A daemon there, which received
+ * both ends by SCM_RIGHTS and mounted cgroup2 as its namespace shows it,
+ * gets the path whole from the record, the same path with the right id
+ * from the live route, and the container proven through its own mount.
+ */
+struct ns_longest {
+	const struct chain *nsroot;
+	int via;		/* both ends arrive here, the accepted one first */
+	const char *want;	/* the path inside: LONGEST bytes */
+	uint64_t id;
+	pid_t pid;
+};
+
+static void ns_longest_inside(void *arg)
+{
+	const struct ns_longest *k = arg;
+	char *proc = malloc(PATH_MAX + 64);
+	int acc, cli, err;
+
+	CHECK(proc, "malloc");
+	SYS(chain_enter(k->nsroot, 0));
+	SYS(unshare(CLONE_NEWCGROUP | CLONE_NEWNS));
+	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	SYS(umount2(CGROOT, MNT_DETACH));
+	SYS(mount("cgroup2", CGROOT, "cgroup2", 0, NULL));
+	SYS(acc = recv_fd(k->via));
+	SYS(cli = recv_fd(k->via));
+	err = proc_cgroup_long(k->pid, proc, PATH_MAX + 64);
+	CHECK(!err && strlen(proc) == LONGEST && !strcmp(proc, k->want),
+	      "/proc/%d/cgroup inside: err %d, %zu bytes", (int)k->pid, err,
+	      err ? 0 : strlen(proc));
+	free(proc);
+	check_raw("inside, accepted", acc, k->want, LONGEST, k->id, k->pid);
+	check_raw("inside, client", cli, k->want, LONGEST, k->id, k->pid);
+	check_named("inside, accepted", acc, true, k->want, k->id);
+	check_named("inside, client", cli, true, k->want, k->id);
+}
+
+static void p_named_at_path_max_in_cgroup_ns(void)
+{
+	static const char tail[] = "/lxc.payload.pcglong";
+	struct chain nsroot, parent, ct;
+	struct peer_ends e = { .lfd = -1, .acc = -1, .cli = -1 };
+	struct ns_longest k;
+	char *proc = NULL;
+	int err, sv[2] = { -1, -1 };
+
+	memset(&parent, 0, sizeof(parent));
+	memset(&ct, 0, sizeof(ct));
+	err = chain_make(&nsroot, 32, "pcgnsroot");
+	if (!err)
+		err = chain_make_below(&parent, nsroot.fd[nsroot.depth], nsroot.path,
+				       LONGEST - (sizeof(tail) - 1), 255, "pcg");
+	if (!err)
+		err = chain_make_below(&ct, parent.fd[parent.depth], parent.path,
+				       sizeof(tail) - 1, 255, tail + 1);
+	if (err) {
+		chain_free(&ct);
+		chain_free(&parent);
+		chain_free(&nsroot);
+		FAIL("making the cgroups: %s", strerror(-err));
+	}
+	k = (struct ns_longest){ &nsroot, -1, ct.path + nsroot.len, chain_id(&ct), 0 };
+	if (ct.len != nsroot.len + LONGEST || strlen(k.want) != LONGEST || !k.id ||
+	    strcmp(k.want + LONGEST - (sizeof(tail) - 1), tail)) {
+		t_failf(__FILE__, __LINE__, "the chain is %zu bytes, id %llu", ct.len,
+			(unsigned long long)k.id);
+		goto out;
+	}
+	if (ends_open(&e, &ct) || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) ||
+	    send_fd(sv[0], e.acc) || send_fd(sv[0], e.cli)) {
+		t_failf(__FILE__, __LINE__, "setup: %s", strerror(errno));
+		goto out;
+	}
+	k.via = sv[1];
+	k.pid = e.p.pid;
+	printf("# ns: %zu bytes from the host, %zu inside\n", ct.len, strlen(k.want));
+	/* the host's view: too long for /proc (5.10; 6.1+ may cut it) and the module */
+	proc = malloc(PATH_MAX + 64);
+	err = proc ? proc_cgroup_long(e.p.pid, proc, PATH_MAX + 64) : -ENOMEM;
+	if (err != -ENAMETOOLONG && (err || strlen(proc) > LONGEST))
+		t_failf(__FILE__, __LINE__, "/proc/%d/cgroup on the host: err %d",
+			(int)e.p.pid, err);
+	check_raw("host, accepted", e.acc, NULL, ct.len, k.id, k.pid);
+	check_raw("host, client", e.cli, NULL, ct.len, k.id, k.pid);
+	check_lib("host, accepted", e.acc, NULL, ct.len, k.id, k.pid);
+	t_in_child(ns_longest_inside, &k);
+out:
+	free(proc);
+	if (sv[0] >= 0)
+		close(sv[0]);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	ends_close(&e);
+	chain_free(&ct);
+	chain_free(&parent);
+	chain_free(&nsroot);
+}
+
 /* ---- paths relative to a cgroup namespace: "/.." parts of any length ---- */
 
 struct ns_case {
@@ -835,6 +938,7 @@ int main(int argc, char **argv)
 	RUN(p_lengths);
 	RUN(p_kubepods_193);
 	RUN(p_named_at_path_max);
+	RUN(p_named_at_path_max_in_cgroup_ns);
 	RUN(p_cgroup_namespace);
 	return guest_end();
 }
