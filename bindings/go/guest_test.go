@@ -420,13 +420,16 @@ func cgWalk(t *testing.T, name string, make bool) []int {
 
 // Paths past 256 bytes, and both sides of PATH_MAX: 4,095 bytes come back
 // whole in one query, 4,096 are ENAMETOOLONG, as in C.  The peer is this
-// process, which connects from that cgroup (joined by fd).
+// process, which connects from that cgroup (joined by fd).  At 4,095
+// bytes the path also ends in an LXC container's name, which ClassifyPeer
+// must prove though the mount's name in front of it passes PATH_MAX.
 func longPath(t *testing.T) {
+	const lxc = "/lxc.payload.golong"
 	for _, c := range []struct {
-		n    int
-		fill string
-	}{{700, "a"}, {4095, "b"}, {4096, "c"}} {
-		name := cgOfLength(c.n, c.fill)
+		n          int
+		fill, tail string
+	}{{700, "a", ""}, {4095, "b", lxc}, {4096, "c", ""}} {
+		name := cgOfLength(c.n-len(c.tail), c.fill) + c.tail
 		if len(name)+1 != c.n {
 			t.Fatalf("made %d bytes, not %d", len(name)+1, c.n)
 		}
@@ -479,6 +482,11 @@ func longPath(t *testing.T) {
 			case err != nil || info.Path != "/"+name || info.CgroupID != st.Ino || info.PID != os.Getpid():
 				t.Errorf("%d-byte path: %v, got %d bytes id %d pid %d, want id %d pid %d", c.n, err,
 					len(info.Path), info.CgroupID, info.PID, st.Ino, os.Getpid())
+			case c.tail != "":
+				ct := ClassifyPeer(info)
+				if ct.Runtime != LXC || ct.ID != "golong" || ct.Flags&FlagUnproven != 0 {
+					t.Errorf("%d-byte path: %v %q %v, want lxc golong, proven", c.n, ct.Runtime, ct.ID, ct.Flags)
+				}
 			}
 		}()
 	}

@@ -180,9 +180,13 @@ def cg_walk(name, make):
 def t_long_path():
     """Paths past 256 bytes, and both sides of PATH_MAX: 4,095 bytes come
     back whole in one query, 4,096 are ENAMETOOLONG, as in C.  The peer is
-    this process, which connects from that cgroup (joined by fd)."""
-    for n, fill in ((700, "a"), (4095, "b"), (4096, "c")):
-        name = cg_of_length(n, fill)
+    this process, which connects from that cgroup (joined by fd).  At 4,095
+    bytes the path also ends in an LXC container's name, which
+    classify_peer() must prove though the mount's name in front of it
+    passes PATH_MAX."""
+    lxc = "/lxc.payload.pylong"
+    for n, fill, tail in ((700, "a", ""), (4095, "b", lxc), (4096, "c", "")):
+        name = cg_of_length(n - len(tail), fill) + tail
         check(len(name) + 1 == n, f"made {len(name) + 1} bytes, not {n}")
         fds = cg_walk(name, True)
         lst = listener(f"long-{n}")
@@ -200,6 +204,11 @@ def t_long_path():
                 i = peercgroup.get(conn)
                 got, want = (i.path, i.cgroup_id, i.pid), ("/" + name, os.fstat(fds[-1]).st_ino, os.getpid())
                 check(got == want, f"{n}-byte path: got {got}, want {want}")
+                if tail:
+                    ct = peercgroup.classify_peer(i)
+                    got = (ct.runtime, ct.id, bool(ct.flags & peercgroup.ContainerFlags.UNPROVEN))
+                    want = (peercgroup.Runtime.LXC, "pylong", False)
+                    check(got == want, f"{n}-byte path: got {got}, want {want}")
             else:
                 expect(f"{n}-byte path", lambda: peercgroup.get(conn),
                        peercgroup.PeercgroupError, errno.ENAMETOOLONG)
