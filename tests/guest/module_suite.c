@@ -7,7 +7,9 @@
 #include "guest.h"
 
 #include <linux/io_uring.h>
+#include <dirent.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 
@@ -121,11 +123,11 @@ static void t_listener_fixed_at_listen(void)
 }
 
 /*
- * listen(@fd, @backlog) through io_uring (IORING_OP_LISTEN, Linux 6.11):
- * its result, or -EOPNOTSUPP where this kernel has no such opcode or no
- * io_uring.  One ring, one submission, no liburing.
+ * One submission through a ring of its own, waited for: the result in its
+ * completion, or -EOPNOTSUPP where this kernel has no io_uring (or
+ * kernel.io_uring_disabled).  No liburing.
  */
-static int io_uring_listen(int fd, unsigned int backlog)
+static int io_uring_one(const struct io_uring_sqe *op)
 {
 	struct io_uring_params p = { 0 };
 	struct io_uring_sqe *sqe;
@@ -137,7 +139,7 @@ static int io_uring_listen(int fd, unsigned int backlog)
 
 	ring = (int)syscall(__NR_io_uring_setup, 1, &p);
 	if (ring < 0)
-		return -EOPNOTSUPP;	/* none, or kernel.io_uring_disabled */
+		return -EOPNOTSUPP;
 	sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
 	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
 	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED, ring, IORING_OFF_SQ_RING);
@@ -149,23 +151,19 @@ static int io_uring_listen(int fd, unsigned int backlog)
 		goto out;
 	}
 	sqe = sqes;
-	memset(sqe, 0, sizeof(*sqe));
-	sqe->opcode = PCG_IORING_OP_LISTEN;
-	sqe->fd = fd;
-	sqe->len = backlog;
+	*sqe = *op;
 	((unsigned int *)((char *)sq + p.sq_off.array))[0] = 0;
 	tail = (unsigned int *)((char *)sq + p.sq_off.tail);
 	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
-	r = (int)syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0);
+	do
+		r = (int)syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0);
+	while (r < 0 && errno == EINTR);
 	if (r < 0) {
 		r = -errno;
 		goto out;
 	}
 	cqe = (struct io_uring_cqe *)((char *)cq + p.cq_off.cqes);
 	r = cqe->res;
-	/* an opcode past this kernel's IORING_OP_LAST: no io_uring listen */
-	if (r == -EINVAL)
-		r = -EOPNOTSUPP;
 out:
 	if (sqes != MAP_FAILED)
 		munmap(sqes, p.sq_entries * sizeof(*sqe));
@@ -175,6 +173,31 @@ out:
 		munmap(sq, sq_len);
 	close(ring);
 	return r;
+}
+
+/*
+ * listen(@fd, @backlog) through io_uring (IORING_OP_LISTEN, Linux 6.11);
+ * -EOPNOTSUPP before it.
+ */
+static int io_uring_listen(int fd, unsigned int backlog)
+{
+	struct io_uring_sqe sqe = {
+		.opcode = PCG_IORING_OP_LISTEN, .fd = fd, .len = backlog,
+	};
+	int r = io_uring_one(&sqe);
+
+	/* an opcode past this kernel's IORING_OP_LAST */
+	return r == -EINVAL ? -EOPNOTSUPP : r;
+}
+
+/* connect(@fd, @sa, @len) through io_uring (IORING_OP_CONNECT, Linux 5.5). */
+static int io_uring_connect(int fd, const struct sockaddr_un *sa, socklen_t len)
+{
+	struct io_uring_sqe sqe = {
+		.opcode = IORING_OP_CONNECT, .fd = fd, .addr = (uintptr_t)sa, .addr2 = len,
+	};
+
+	return io_uring_one(&sqe);
 }
 
 /*
@@ -216,6 +239,146 @@ static void t_io_uring_listen(void)
 	CHECK_ANSWER(a.err, a.q, a.path, "srv2");
 	CHECK_INT(cred.pid, a.q.pid);
 	CHECK_INT(getpid(), a.q.pid);
+}
+
+/*
+ * A connect() that waits for room in the listener's backlog is recorded
+ * when the connection is made, from the cgroup its thread is in then:
+ * where the kernel takes the credentials on 5.10 to 6.12 (7.x takes the
+ * pid on entry, which a move does not change), and not where the call
+ * began, which newsk->sk_cgrp_data holds (hooks.c).  The connecting
+ * process moves from cli_a to cli_b while one of its threads sleeps in
+ * the connect(): its own, or an io_uring worker's.
+ */
+struct waiting_connect {
+	struct sockaddr_un sa;
+	socklen_t len;
+	bool uring;
+};
+
+/* The child: connects from cli_a, reports, holds its end until told. */
+static void waiting_connect_child(const struct waiting_connect *w, int ctl)
+{
+	int fd, r;
+	char b;
+
+	fd = cg_move("cli_a", 0) ? -1 : socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		r = -errno;
+	else if (w->uring)
+		r = io_uring_connect(fd, &w->sa, w->len);
+	else
+		r = connect(fd, (const struct sockaddr *)&w->sa, w->len) ? -errno : 0;
+	if (write(ctl, &r, sizeof(r)) != sizeof(r))
+		_exit(1);
+	(void)!read(ctl, &b, 1);
+	_exit(0);
+}
+
+/*
+ * A thread of @pid asleep for room in a listener's backlog, or 0: its
+ * kernel stack (wchan says 0 on 5.10's ORC unwinder) is in a stream
+ * connect, asleep.
+ */
+static pid_t waiting_for_backlog(pid_t pid)
+{
+	char p[96], stack[4096];
+	struct dirent *de;
+	pid_t tid = 0;
+	DIR *d;
+
+	snprintf(p, sizeof(p), "/proc/%d/task", (int)pid);
+	d = opendir(p);
+	while (d && !tid && (de = readdir(d))) {
+		pid_t t = (pid_t)atoi(de->d_name);
+
+		if (t <= 0)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/task/%d/stack", (int)pid, (int)t);
+		if (read_text(p, stack, sizeof(stack)) > 0 && strstr(stack, " unix_stream_connect+") &&
+		    (strstr(stack, " unix_wait_for_peer+") || strstr(stack, " schedule_timeout+")))
+			tid = t;
+	}
+	if (d)
+		closedir(d);
+	return tid;
+}
+
+static void connect_waits_for_room(bool uring)
+{
+	struct waiting_connect w;
+	struct peercgroup_query q;
+	struct pollfd pf;
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	char name[64], path[256], truth[256];
+	int lfd, filler, acc, ctl[2], r = -EINPROGRESS;
+	pid_t pid, tid = 0;
+
+	SYS(cg_create("srv"));
+	SYS(cg_create("cli_a"));
+	SYS(cg_create("cli_b"));
+	SYS(cg_move("srv", 0));
+	snprintf(name, sizeof(name), "pcg-wait-%d", (int)getpid());
+	w = (struct waiting_connect){ .uring = uring };
+	w.len = abstract_addr(&w.sa, name);
+	SYS(lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+	defer_close(lfd);
+	SYS(bind(lfd, (struct sockaddr *)&w.sa, w.len));
+	SYS(listen(lfd, 0));
+	/* backlog 0 queues one connection; the next one waits */
+	SYS(filler = connect_to(name, SOCK_STREAM));
+	defer_close(filler);
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl));
+	defer_close(ctl[0]);
+	SYS(pid = fork());
+	if (pid == 0) {
+		close(ctl[0]);
+		waiting_connect_child(&w, ctl[1]);
+	}
+	defer_kill(pid);
+	close(ctl[1]);
+	/* the premise: a thread of it sleeps in that connect() */
+	pf = (struct pollfd){ .fd = ctl[0], .events = POLLIN };
+	for (int i = 0; i < 2000 && !tid; i++) {
+		if (poll(&pf, 1, 10) > 0) {
+			CHECK_INT(sizeof(r), read(ctl[0], &r, sizeof(r)));
+			if (r == -EOPNOTSUPP)
+				SKIP("no io_uring here");
+			FAIL("the connect() ended (%d) while the backlog was full", r);
+		}
+		tid = waiting_for_backlog(pid);
+	}
+	CHECK(tid, "no thread of %d waits for room in the backlog", (int)pid);
+	CHECK(uring == (tid != pid), "thread %d of %d waits, and it is %s", (int)tid, (int)pid,
+	      uring ? "not an io_uring worker" : "not the caller");
+	SYS(cg_move("cli_b", pid));
+	/* the kernel's truth: where the waiting thread is now */
+	SYS(proc_cgroup(tid, truth, sizeof(truth)));
+	CHECK_STR("/cli_b", truth);
+	SYS(acc = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));	/* the filler: room */
+	close(acc);
+	SYS(acc = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+	defer_close(acc);
+	CHECK_INT(sizeof(r), read(ctl[0], &r, sizeof(r)));
+	CHECK_INT(0, r);
+	SYS(getsockopt(acc, SOL_SOCKET, SO_PEERCRED, &cred, &clen));
+	CHECK_INT(pid, cred.pid);
+	r = query(acc, &q, path, sizeof(path));
+	CHECK_ANSWER(r, q, path, "cli_b");
+	CHECK_INT(pid, q.pid);
+	printf("# %s: thread %d of %d waited in connect(); answer %s\n",
+	       uring ? "io_uring" : "connect()", (int)tid, (int)pid, path);
+}
+
+static void t_connect_waits_for_room_while_moved(void)
+{
+	connect_waits_for_room(false);
+}
+
+static void t_io_uring_connect_waits_in_a_worker(void)
+{
+	connect_waits_for_room(true);
 }
 
 /*
@@ -1075,6 +1238,8 @@ int main(int argc, char **argv)
 	RUN(t_listeners_past_the_slots);
 	RUN(t_refused_listen_records_nothing);
 	RUN(t_io_uring_listen);
+	RUN(t_connect_waits_for_room_while_moved);
+	RUN(t_io_uring_connect_waits_in_a_worker);
 	RUN(t_seqpacket);
 	RUN(t_socketpair);
 	RUN(t_peer_moves);
