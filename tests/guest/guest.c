@@ -550,6 +550,17 @@ int dev_open(void)
 	return open(PEERCGROUP_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 }
 
+int query_on(int dev, int sockfd, struct peercgroup_query *q, char *path, size_t size)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->sockfd = sockfd;
+	q->flags = path ? 0 : PEERCGROUP_QUERY_NO_PATH;
+	q->path = (uintptr_t)path;
+	q->path_size = path ? size : 0;
+	return ioctl(dev, PEERCGROUP_IOC_QUERY, q) ? -errno : 0;
+}
+
 int query(int sockfd, struct peercgroup_query *q, char *path, size_t size)
 {
 	int dev = dev_open();
@@ -557,13 +568,7 @@ int query(int sockfd, struct peercgroup_query *q, char *path, size_t size)
 
 	if (dev < 0)
 		return -errno;
-	memset(q, 0, sizeof(*q));
-	q->size = sizeof(*q);
-	q->sockfd = sockfd;
-	q->flags = path ? 0 : PEERCGROUP_QUERY_NO_PATH;
-	q->path = (uintptr_t)path;
-	q->path_size = path ? size : 0;
-	ret = ioctl(dev, PEERCGROUP_IOC_QUERY, q) ? -errno : 0;
+	ret = query_on(dev, sockfd, q, path, size);
 	close(dev);
 	return ret;
 }

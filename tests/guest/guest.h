@@ -151,6 +151,8 @@ int proc_cgroup(pid_t pid, char *out, size_t size);
 int dev_open(void);
 /* One query; returns 0 or -errno.  @path may be NULL (NO_PATH). */
 int query(int sockfd, struct peercgroup_query *q, char *path, size_t size);
+/* The same through the device fd @dev, wherever it was opened. */
+int query_on(int dev, int sockfd, struct peercgroup_query *q, char *path, size_t size);
 
 /* ---- sockets (abstract addresses: nothing to clean up) ---- */
 

@@ -971,6 +971,44 @@ static void t_abi_sizes(void)
 	for (size_t i = 64; i < sizeof(buf); i++)
 		CHECK(buf[i] == 0xa5, "byte %zu past the declared size was written", i);
 
+	/* every size around the limits: the first published one and a page */
+	{
+		const size_t page = (size_t)sysconf(_SC_PAGESIZE), cap = page + 64;
+		const struct {
+			size_t size;
+			int err;
+		} sizes[] = {
+			{ PEERCGROUP_QUERY_SIZE_VER0 - 1, -EINVAL },
+			{ PEERCGROUP_QUERY_SIZE_VER0, 0 },
+			{ PEERCGROUP_QUERY_SIZE_VER0 + 1, 0 },
+			{ page, 0 },
+			{ page + 1, -E2BIG },
+		};
+		static unsigned char big[65536 + 64];
+
+		CHECK(cap <= sizeof(big), "a page of %zu bytes", page);
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			struct peercgroup_query *bq = (void *)big;
+			size_t n = sizes[k].size, i;
+
+			memset(big, 0, n);
+			memset(big + n, 0xa5, cap - n);
+			bq->size = n;
+			bq->sockfd = fd;
+			bq->flags = PEERCGROUP_QUERY_NO_PATH;
+			CHECK(raw_ioctl(PEERCGROUP_IOC_QUERY, big) == sizes[k].err,
+			      "size %zu: want %d", n, sizes[k].err);
+			if (!sizes[k].err)
+				CHECK(bq->cgroup_id == cg_id("cli_a") && bq->pid == c.pid,
+				      "size %zu: id %llu pid %d", n,
+				      (unsigned long long)bq->cgroup_id, bq->pid);
+			i = sizeof(*bq);
+			while (i < cap && big[i] == (i < n ? 0 : 0xa5))
+				i++;
+			CHECK(i == cap, "size %zu: byte %zu written", n, i);
+		}
+	}
+
 	memset(&v, 0, sizeof(v));
 	v.size = sizeof(v);
 	CHECK_INT(0, raw_ioctl(PEERCGROUP_IOC_VERSION, &v));
@@ -988,16 +1026,6 @@ static void t_abi_sizes(void)
 
 }
 
-/* A NO_PATH query of @fd through the open device @dev, as fast as it gets. */
-static int query_id_on(int dev, int fd, struct peercgroup_query *q)
-{
-	memset(q, 0, sizeof(*q));
-	q->size = sizeof(*q);
-	q->sockfd = fd;
-	q->flags = PEERCGROUP_QUERY_NO_PATH;
-	return ioctl(dev, PEERCGROUP_IOC_QUERY, q);
-}
-
 /* A server that can accept() a connection can always query it. */
 static void t_ordering(void)
 {
@@ -1009,6 +1037,7 @@ static void t_ordering(void)
 	SYS(dev = dev_open());
 	for (int i = 0; i < 2000; i++) {
 		pid_t pid = fork();
+		int err;
 
 		if (pid == 0) {
 			int fd = connect_to(s.name, SOCK_STREAM);
@@ -1016,8 +1045,9 @@ static void t_ordering(void)
 			_exit(fd < 0);
 		}
 		SYS(acc = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
-		if (query_id_on(dev, acc, &q))
-			FAIL("connection %d: query right after accept: %s", i, strerror(errno));
+		err = query_on(dev, acc, &q, NULL, 0);
+		if (err)
+			FAIL("connection %d: query right after accept: %s", i, strerror(-err));
 		CHECK_INT(pid, q.pid);
 		close(acc);
 		waitpid(pid, NULL, 0);
@@ -1025,10 +1055,12 @@ static void t_ordering(void)
 	/* and the client side, right after connect() returns */
 	for (int i = 0; i < 500; i++) {
 		struct peercgroup_query cq;
+		int err;
 
 		SYS(cli = connect_to(s.name, SOCK_STREAM));
-		if (query_id_on(dev, cli, &cq))
-			FAIL("client %d: query right after connect: %s", i, strerror(errno));
+		err = query_on(dev, cli, &cq, NULL, 0);
+		if (err)
+			FAIL("client %d: query right after connect: %s", i, strerror(-err));
 		SYS(acc = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
 		close(acc);
 		close(cli);

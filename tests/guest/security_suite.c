@@ -421,6 +421,75 @@ static void s_passed_fd_same_answer(void)
 	t_in_child(nobody_asks_about_passed_fd, &p);
 }
 
+/*
+ * The device fd passed between namespaces: an answer follows the caller's
+ * namespaces at the query, whoever opened the device and wherever, as
+ * SO_PEERCRED does.  A peer in sec/a, asked about through a device fd
+ * that the host opened, from a pid and cgroup namespace (rooted at sec/b)
+ * where neither its pid nor its cgroup is visible: withheld.  And through
+ * a device fd opened in that namespace, passed out to the host: the whole
+ * answer.
+ */
+struct passed_dev {
+	int carrier;		/* the host's device fd arrives on it; ours leaves */
+	int sock;		/* the recorded socket, inherited */
+};
+
+static void asks_through_a_host_dev(void *arg)
+{
+	const struct passed_dev *p = arg;
+	struct peercgroup_query q;
+	char path[256];
+	int dev, own;
+
+	CHECK_INT(1, getpid());
+	SYS(dev = recv_fd(p->carrier));
+	CHECK_INT(-EREMOTE, query_on(dev, p->sock, &q, path, sizeof(path)));
+	SYS(own = dev_open());
+	CHECK_INT(-EREMOTE, query_on(own, p->sock, &q, path, sizeof(path)));
+	SYS(send_fd(p->carrier, own));
+}
+
+static void enters_sec_b_namespaces(void *arg)
+{
+	SYS(cg_move("sec/b", 0));
+	SYS(unshare(CLONE_NEWPID | CLONE_NEWCGROUP));
+	t_in_child(asks_through_a_host_dev, arg);
+}
+
+static void s_passed_dev_fd_follows_the_caller(void)
+{
+	struct passed_dev p;
+	struct peercgroup_query q;
+	char path[256];
+	int sv[2], carrier[2], dev, inner;
+
+	SYS(cg_create("sec"));
+	SYS(cg_create("sec/a"));
+	SYS(cg_create("sec/b"));
+	SYS(cg_move("sec/a", 0));
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	SYS(cg_move("", 0));
+	defer_close(sv[0]);
+	defer_close(sv[1]);
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, carrier));
+	defer_close(carrier[0]);
+	defer_close(carrier[1]);
+	SYS(dev = dev_open());
+	defer_close(dev);
+	SYS(send_fd(carrier[0], dev));	/* queued until the namespace takes it */
+	p = (struct passed_dev){ .carrier = carrier[1], .sock = sv[1] };
+	t_in_child(enters_sec_b_namespaces, &p);
+	/* sent by now, or never: the child has exited */
+	SYS(fcntl(carrier[0], F_SETFL, O_NONBLOCK));
+	SYS(inner = recv_fd(carrier[0]));
+	defer_close(inner);
+	CHECK_INT(0, query_on(inner, sv[1], &q, path, sizeof(path)));
+	CHECK_STR("/sec/a", path);
+	CHECK_INT(cg_id("sec/a"), q.cgroup_id);
+	CHECK_INT(getpid(), q.pid);
+}
+
 int main(int argc, char **argv)
 {
 	guest_begin("security", argc, argv);
@@ -430,6 +499,7 @@ int main(int argc, char **argv)
 	RUN(s_other_process_fd);
 	RUN(s_non_root_nothing_more);
 	RUN(s_passed_fd_same_answer);
+	RUN(s_passed_dev_fd_follows_the_caller);
 	/* last: it reads the kernel log of everything before */
 	RUN(s_no_kernel_pointers);
 	return guest_end();
