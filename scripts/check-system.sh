@@ -47,7 +47,7 @@ cp build/deb-prev/peercgroup-dkms_*.deb build/deb-prev/libpeercgroup1_*.deb buil
 scripts/kernel.sh fetch 6.12 >/dev/null || die "scripts/kernel.sh fetch 6.12 failed"
 cp build/cache/debs/6.12/*.deb "$out/payload/kernel/"
 cp scripts/system-guest/steps.sh "$out/payload/"
-cp scripts/system-guest/units/*.service examples/peercgroup-sandboxed.service "$out/payload/units/"
+cp scripts/system-guest/units/* examples/peercgroup-sandboxed.service "$out/payload/units/"
 # A new version whose module does not compile.
 scripts/deb.sh broken "$out/payload/debs" "$out/payload/broken" || die "could not make the broken package"
 t0=$SECONDS

@@ -7,7 +7,7 @@
 #   boot      (6.1)  2. modules-load before services; a boot-time client answered
 #                    3. non-root peercgroup status / ask
 #                    4. a daemon under PrivateDevices=yes, with and without
-#                       the documented lines
+#                       the documented lines; an Accept=yes socket's instance
 #                    7. a broken new version leaves the old one working
 #   upgrade   (6.1)  5a. dpkg -i the 6.12 kernel + headers: DKMS autoinstall
 #   kernel    (6.12) 5b. the module is loaded on 6.12 and answers
@@ -140,6 +140,18 @@ boot)
 		bash -c "! systemctl is-active -q pcg-nobind.service"
 	check 4-error-says-what-to-do "the error does not name the lines to add" \
 		bash -c "grep -q 'BindReadOnlyPaths=/dev/peercgroup' <<<'$msg' && grep -q 'DeviceAllow=/dev/peercgroup' <<<'$msg'"
+	# Accept=yes: PID 1 listens and accepts, an instance of its own is
+	# handed the connection and tells the client its unit (peer 0).
+	cp "$P"/units/pcg-whoami.socket "$P"/units/pcg-whoami@.service /etc/systemd/system/
+	systemctl daemon-reload
+	systemctl start pcg-whoami.socket
+	out=$(ask_from_unit pcg-ask-whoami /run/pcg-whoami.sock)
+	note "ask the Accept=yes socket: $(tr '\n' '|' <<<"$out")"
+	check 4-accept-yes-listener-is-pid1 "the listener is not PID 1 in /init.scope" \
+		grep -q '^pid=1 .*path=/init\.scope$' <<<"$out"
+	check 4-accept-yes-instance-names-client "the instance did not name the client's unit" \
+		grep -q '^reply: pid=[0-9]* .*path=/system\.slice/pcg-ask-whoami\.service$' <<<"$out"
+	systemctl stop pcg-whoami.socket
 
 	# ---- 7. a broken new version: the old one stays ----
 	old=$(dpkg-query -W -f='${Version}' peercgroup-dkms)

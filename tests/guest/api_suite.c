@@ -683,6 +683,48 @@ static void a_cli_json_same_container_shape(void)
 	free(b);
 }
 
+/*
+ * peercgroup peer FD in an inetd-style service: the server accepts, and a
+ * process of another user in another cgroup, handed the socket as its
+ * stdin, prints the client's cgroup and pid, as SO_PEERCRED gives it.
+ */
+static void a_cli_peer_of_a_handed_socket(void)
+{
+	static const char cg[] = "system.slice/pcg-inetd-client.service";
+	char line[4096] = "", want[256];
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int fd, out[2], status;
+	pid_t client, svc;
+	ssize_t n;
+
+	SYS(cg_make(cg));
+	SYS(cg_make("system.slice/pcg-inetd@0.service"));
+	SYS(accept_peer(cg, &fd, &client));
+	SYS(getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len));
+	CHECK_INT(client, cred.pid);
+	SYS(pipe2(out, O_CLOEXEC));
+	defer_close(out[0]);
+	svc = fork();
+	if (svc == 0) {
+		if (cg_move("system.slice/pcg-inetd@0.service", 0) || dup2(fd, 0) < 0 ||
+		    dup2(out[1], 1) < 0 || setgid(65534) || setuid(65534))
+			_exit(126);
+		execl("/bin/peercgroup", "peercgroup", "--json", "peer", "0", (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	SYS(svc);
+	n = read(out[0], line, sizeof(line) - 1);
+	line[n > 0 ? n : 0] = '\0';
+	SYS(waitpid(svc, &status, 0));
+	CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "status %#x: %s", status, line);
+	snprintf(want, sizeof(want), "{\"pid\":%d,\"cgroup_id\":%llu,\"path\":\"/%s\",", (int)client,
+		 (unsigned long long)cg_id(cg), cg);
+	CHECK(!strncmp(line, want, strlen(want)), "got %s, want %s...", line, want);
+	CHECK(strstr(line, "\"runtime\":\"systemd-service\""), "not a service: %s", line);
+}
+
 int main(int argc, char **argv)
 {
 	guest_begin("api", argc, argv);
@@ -700,5 +742,6 @@ int main(int argc, char **argv)
 	RUN(a_responder_decisions);
 	RUN(a_status_shows_counters_and_holders);
 	RUN(a_cli_json_same_container_shape);
+	RUN(a_cli_peer_of_a_handed_socket);
 	return guest_end();
 }

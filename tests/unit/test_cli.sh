@@ -10,7 +10,7 @@ check() { name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name" "$*"; fi
 
 out=$("$cli" help); rc=$?
 check help-exit-0 [ "$rc" = 0 ]
-for c in status serve ask classify help; do
+for c in status serve ask peer classify help; do
 	check "help-lists-$c" sh -c "printf '%s\n' \"\$1\" | grep -q '^  $c '" _ "$out"
 done
 check dash-dash-help-same [ "$("$cli" --help)" = "$out" ]
@@ -22,6 +22,18 @@ check unknown-named sh -c "printf '%s' \"\$1\" | grep -q \"unknown command 'frob
 err=$("$cli" classify 2>&1); rc=$?
 check missing-arg-exit-2 [ "$rc" = 2 ]
 check missing-arg-named sh -c "printf '%s' \"\$1\" | grep -q 'classify takes one CGROUP_PATH'" _ "$err"
+
+err=$("$cli" peer 3x 2>&1); rc=$?
+check peer-not-a-number-exit-2 [ "$rc" = 2 ]
+check peer-not-a-number-named sh -c "printf '%s' \"\$1\" | grep -q \"peer takes a file descriptor number, not '3x'\"" _ "$err"
+for bad in -1 '' 2147483648; do
+	"$cli" peer "$bad" >/dev/null 2>&1; rc=$?
+	check "peer-rejects-'$bad'" [ "$rc" = 2 ]
+done
+# --live needs no module: a file that is no socket is the query's error
+out=$("$cli" --live peer 0 </dev/null 2>&1); rc=$?
+check peer-live-not-a-socket-exit-7 [ "$rc" = 7 ]
+check peer-live-not-a-socket-named sh -c "printf '%s' \"\$1\" | grep -q '^error=ENOTSOCK '" _ "$out"
 
 err=$("$cli" classify /a//b 2>&1); rc=$?
 check invalid-exit-1 [ "$rc" = 1 ]

@@ -78,6 +78,7 @@ static const struct command {
 	{ "status", "", "whether the module is loaded, its version, counters and holders" },
 	{ "serve", "PATH", "listen on PATH; print (and send) each client's connect-time cgroup" },
 	{ "ask", "PATH", "connect to PATH; print the listener's cgroup (--reply: and the answer)" },
+	{ "peer", "FD", "print the connect-time cgroup of the peer of socket FD, which we were given" },
 	{ "classify", "CGROUP_PATH", "name the runtime, container, app and unit of a cgroup path" },
 	{ "help", "", "this list" },
 };
@@ -91,7 +92,7 @@ static void usage(FILE *f)
 		fprintf(f, "  %-8s %-12s %s\n", commands[i].name, commands[i].args, commands[i].help);
 	fputs("\noptions:\n"
 	      "  --json           one JSON object per line\n"
-	      "  --live           serve/ask: the peer's cgroup now, not at connect (no module needed)\n"
+	      "  --live           serve/ask/peer: the peer's cgroup now, not at connect (no module needed)\n"
 	      "  --seqpacket      serve/ask: SOCK_SEQPACKET instead of SOCK_STREAM\n"
 	      "  --count N        serve: stop after N clients\n"
 	      "  --reply          ask: also print what the server replied\n"
@@ -472,6 +473,14 @@ static int report(FILE *f, int fd)
 	return 0;
 }
 
+/* The exit status for report()'s result: the module's state, or the query's. */
+static int report_exit(int r)
+{
+	if (r == -ENOPKG || r == -ENODEV || r == -EACCES || r == -EPROTO)
+		return exit_code(r);
+	return r < 0 ? EXIT_QUERY : EXIT_OK;
+}
+
 static socklen_t make_addr(const char *path, struct sockaddr_un *sa)
 {
 	size_t n = strlen(path);
@@ -612,9 +621,28 @@ static int cmd_ask(const char *path)
 	read_reply(fd);
 	fflush(stdout);
 	close(fd);
-	if (r == -ENOPKG || r == -ENODEV || r == -EACCES || r == -EPROTO)
-		return exit_code(r);
-	return r < 0 ? EXIT_QUERY : EXIT_OK;
+	return report_exit(r);
+}
+
+/*
+ * A socket someone else accepted and handed us: an inetd-style service
+ * (systemd's Accept=yes: fd 3, or 0 with StandardInput=socket).
+ */
+static int cmd_peer(const char *arg)
+{
+	char *end;
+	long fd;
+	int r;
+
+	errno = 0;
+	fd = strtol(arg, &end, 10);
+	if (errno || *end || !*arg || fd < 0 || fd > INT_MAX) {
+		fprintf(stderr, "peercgroup: peer takes a file descriptor number, not '%s'\n", arg);
+		return EXIT_USAGE;
+	}
+	r = report(stdout, (int)fd);
+	fflush(stdout);
+	return report_exit(r);
 }
 
 static int cmd_classify(const char *path)
@@ -718,5 +746,7 @@ int main(int argc, char **argv)
 		return cmd_serve(argv[optind]);
 	if (!strcmp(cmd->name, "ask"))
 		return cmd_ask(argv[optind]);
+	if (!strcmp(cmd->name, "peer"))
+		return cmd_peer(argv[optind]);
 	return cmd_classify(argv[optind]);
 }

@@ -2,12 +2,12 @@
 _peercgroup()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-	local cmds="status serve ask classify help"
+	local cmds="status serve ask peer classify help"
 	local opts="--json --live --seqpacket --count --reply --help --version"
 	local i cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		status|serve|ask|classify|help) cmd=${COMP_WORDS[i]}; break ;;
+		status|serve|ask|peer|classify|help) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	if [[ $prev == --count ]]; then
