@@ -306,6 +306,7 @@ static pid_t waiting_for_backlog(pid_t pid)
 
 static void connect_waits_for_room(bool uring)
 {
+	struct timeval tmo = { .tv_sec = 60 };
 	struct waiting_connect w;
 	struct peercgroup_query q;
 	struct pollfd pf;
@@ -325,6 +326,7 @@ static void connect_waits_for_room(bool uring)
 	SYS(lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
 	defer_close(lfd);
 	SYS(bind(lfd, (struct sockaddr *)&w.sa, w.len));
+	SYS(setsockopt(lfd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo)));	/* accept()'s */
 	SYS(listen(lfd, 0));
 	/* backlog 0 queues one connection; the next one waits */
 	SYS(filler = connect_to(name, SOCK_STREAM));
