@@ -26,6 +26,13 @@
  * from one cgroup.  Otherwise, and whenever a call escaped the record,
  * the client gets no record (ENODATA): the module cannot prove the answer.
  *
+ * One call escapes unseen: one already inside unix_listen() when the probe
+ * was registered.  If another thread of its group listens on the socket
+ * meanwhile, from another cgroup (threaded cgroups), and finishes first,
+ * the client may get that thread's cgroup: one of the process that
+ * SO_PEERCRED names, never another process's.  Telling would take knowing,
+ * at load, which tasks are inside unix_listen().
+ *
  * A record is made when listen() is called on a bound, unconnected or
  * listening socket, just before unix_listen() (pcg_listener_prepare()).
  *
