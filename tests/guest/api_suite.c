@@ -688,41 +688,120 @@ static void a_cli_json_same_container_shape(void)
  * process of another user in another cgroup, handed the socket as its
  * stdin, prints the client's cgroup and pid, as SO_PEERCRED gives it.
  */
+/*
+ * Runs "peercgroup --json peer 0" with @fd as its stdin, as uid 65534 and,
+ * if @cg, in that cgroup: an inetd-style instance.  Its output goes to
+ * @line; returns its wait status, or -1.
+ */
+static int cli_peer_json(int fd, const char *cg, char *line, size_t size)
+{
+	size_t len = 0;
+	int out[2], status;
+	ssize_t n;
+	pid_t svc;
+
+	line[0] = '\0';
+	if (pipe2(out, O_CLOEXEC))
+		return -1;
+	svc = fork();
+	if (svc == 0) {
+		if ((cg && cg_move(cg, 0)) || dup2(fd, 0) < 0 || dup2(out[1], 1) < 0 ||
+		    setgid(65534) || setuid(65534))
+			_exit(126);
+		execl("/bin/peercgroup", "peercgroup", "--json", "peer", "0", (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	while (svc > 0 && len < size - 1 && (n = read(out[0], line + len, size - 1 - len)) > 0)
+		len += n;
+	line[len] = '\0';
+	close(out[0]);
+	if (svc < 0 || waitpid(svc, &status, 0) < 0)
+		return -1;
+	return status;
+}
+
 static void a_cli_peer_of_a_handed_socket(void)
 {
 	static const char cg[] = "system.slice/pcg-inetd-client.service";
-	char line[4096] = "", want[256];
+	char line[4096], want[256];
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	int fd, out[2], status;
-	pid_t client, svc;
-	ssize_t n;
+	int fd, status;
+	pid_t client;
 
 	SYS(cg_make(cg));
 	SYS(cg_make("system.slice/pcg-inetd@0.service"));
 	SYS(accept_peer(cg, &fd, &client));
 	SYS(getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len));
 	CHECK_INT(client, cred.pid);
-	SYS(pipe2(out, O_CLOEXEC));
-	defer_close(out[0]);
-	svc = fork();
-	if (svc == 0) {
-		if (cg_move("system.slice/pcg-inetd@0.service", 0) || dup2(fd, 0) < 0 ||
-		    dup2(out[1], 1) < 0 || setgid(65534) || setuid(65534))
-			_exit(126);
-		execl("/bin/peercgroup", "peercgroup", "--json", "peer", "0", (char *)NULL);
-		_exit(127);
-	}
-	close(out[1]);
-	SYS(svc);
-	n = read(out[0], line, sizeof(line) - 1);
-	line[n > 0 ? n : 0] = '\0';
-	SYS(waitpid(svc, &status, 0));
-	CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "status %#x: %s", status, line);
+	status = cli_peer_json(fd, "system.slice/pcg-inetd@0.service", line, sizeof(line));
+	CHECK(status == 0, "status %#x: %s", status, line);
 	snprintf(want, sizeof(want), "{\"pid\":%d,\"cgroup_id\":%llu,\"path\":\"/%s\",", (int)client,
 		 (unsigned long long)cg_id(cg), cg);
 	CHECK(!strncmp(line, want, strlen(want)), "got %s, want %s...", line, want);
 	CHECK(strstr(line, "\"runtime\":\"systemd-service\""), "not a service: %s", line);
+}
+
+/*
+ * The same instance in a container: a cgroup namespace at CLI_BOX with its
+ * own cgroup2 mount.  Each answer's path must be the one /proc/PID/cgroup
+ * gives there, "/.." included for a client outside the container.
+ */
+#define CLI_BOX "pcg-cli-box"
+
+struct cli_peers {
+	int fd[2];
+	pid_t pid[2];
+	uint64_t id[2];
+	const char *container[2];	/* what its "container" object must hold */
+};
+
+static void cli_peer_from_its_namespace(void *arg)
+{
+	const struct cli_peers *p = arg;
+	char line[4096], path[PATH_MAX], want[PATH_MAX + 128];
+	int i, status;
+
+	SYS(cg_move(CLI_BOX, 0));
+	SYS(unshare(CLONE_NEWCGROUP | CLONE_NEWNS));
+	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	SYS(umount2(CGROOT, MNT_DETACH));
+	SYS(mount("cgroup2", CGROOT, "cgroup2", 0, NULL));
+	for (i = 0; i < 2; i++) {
+		SYS(proc_cgroup(p->pid[i], path, sizeof(path)));
+		status = cli_peer_json(p->fd[i], NULL, line, sizeof(line));
+		CHECK(status == 0, "status %#x: %s", status, line);
+		snprintf(want, sizeof(want), "{\"pid\":%d,\"cgroup_id\":%llu,\"path\":\"%s\",",
+			 (int)p->pid[i], (unsigned long long)p->id[i], path);
+		CHECK(!strncmp(line, want, strlen(want)), "got %s, want %s...", line, want);
+		CHECK(strstr(line, p->container[i]), "got %s, want %s", line, p->container[i]);
+	}
+}
+
+static void a_cli_peer_inside_a_cgroup_namespace(void)
+{
+	static const char *const cg[2] = {
+		CLI_BOX "/system.slice/pcg-box-client.service",
+		"system.slice/pcg-host-client.service",
+	};
+	struct cli_peers p = {
+		.container = {
+			"\"unit\":\"pcg-box-client.service\"",
+			"\"up\":1,\"monitor\":false,\"flags\":[\"outside\",\"namespaced\"]",
+		},
+	};
+	char path[PATH_MAX];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		SYS(cg_make(cg[i]));
+		SYS(accept_peer(cg[i], &p.fd[i], &p.pid[i]));
+		p.id[i] = cg_id(cg[i]);
+		SYS(proc_cgroup(p.pid[i], path, sizeof(path)));
+		CHECK(path[0] == '/' && !strcmp(path + 1, cg[i]), "peer in %s", path);
+	}
+	t_in_child(cli_peer_from_its_namespace, &p);
 }
 
 int main(int argc, char **argv)
@@ -743,5 +822,6 @@ int main(int argc, char **argv)
 	RUN(a_status_shows_counters_and_holders);
 	RUN(a_cli_json_same_container_shape);
 	RUN(a_cli_peer_of_a_handed_socket);
+	RUN(a_cli_peer_inside_a_cgroup_namespace);
 	return guest_end();
 }
