@@ -745,63 +745,74 @@ static void a_cli_peer_of_a_handed_socket(void)
 
 /*
  * The same instance in a container: a cgroup namespace at CLI_BOX with its
- * own cgroup2 mount.  Each answer's path must be the one /proc/PID/cgroup
- * gives there, "/.." included for a client outside the container.
+ * own cgroup2 mount, and then a pid namespace too.  Each answer must be
+ * what /proc shows there: the path of /proc/PID/cgroup ("/.." included
+ * for a client outside the container), and no pid once the client has no
+ * number in the instance's pid namespace.  With neither visible, nothing:
+ * EREMOTE, exit 7.
  */
 #define CLI_BOX "pcg-cli-box"
 
-struct cli_peers {
-	int fd[2];
-	pid_t pid[2];
-	uint64_t id[2];
-	const char *container[2];	/* what its "container" object must hold */
+struct cli_peer {
+	int fd;
+	pid_t pid;
+	uint64_t id;
+	const char *container;	/* what its "container" object must hold */
+	bool new_pidns;
 };
 
 static void cli_peer_from_its_namespace(void *arg)
 {
-	const struct cli_peers *p = arg;
+	const struct cli_peer *p = arg;
 	char line[4096], path[PATH_MAX], want[PATH_MAX + 128];
-	int i, status;
+	int status;
 
 	SYS(cg_move(CLI_BOX, 0));
-	SYS(unshare(CLONE_NEWCGROUP | CLONE_NEWNS));
+	SYS(unshare(CLONE_NEWCGROUP | CLONE_NEWNS | (p->new_pidns ? CLONE_NEWPID : 0)));
 	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
 	SYS(umount2(CGROOT, MNT_DETACH));
 	SYS(mount("cgroup2", CGROOT, "cgroup2", 0, NULL));
-	for (i = 0; i < 2; i++) {
-		SYS(proc_cgroup(p->pid[i], path, sizeof(path)));
-		status = cli_peer_json(p->fd[i], NULL, line, sizeof(line));
-		CHECK(status == 0, "status %#x: %s", status, line);
-		snprintf(want, sizeof(want), "{\"pid\":%d,\"cgroup_id\":%llu,\"path\":\"%s\",",
-			 (int)p->pid[i], (unsigned long long)p->id[i], path);
-		CHECK(!strncmp(line, want, strlen(want)), "got %s, want %s...", line, want);
-		CHECK(strstr(line, p->container[i]), "got %s, want %s", line, p->container[i]);
+	/* this process keeps the old /proc's pid namespace; the instance does not */
+	SYS(proc_cgroup(p->pid, path, sizeof(path)));
+	status = cli_peer_json(p->fd, NULL, line, sizeof(line));
+	if (p->new_pidns && !strncmp(path, "/../", 4)) {
+		static const char eremote[] = "{\"error\":\"EREMOTE\",";
+
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7 &&
+		      !strncmp(line, eremote, strlen(eremote)),
+		      "status %#x, want exit 7 and EREMOTE alone: %s", status, line);
+		return;
 	}
+	CHECK(status == 0, "status %#x: %s", status, line);
+	snprintf(want, sizeof(want), "{\"pid\":%d,\"cgroup_id\":%llu,\"path\":\"%s\",",
+		 p->new_pidns ? 0 : (int)p->pid, (unsigned long long)p->id, path);
+	CHECK(!strncmp(line, want, strlen(want)), "got %s, want %s...", line, want);
+	CHECK(strstr(line, p->container), "got %s, want %s", line, p->container);
 }
 
 static void a_cli_peer_inside_a_cgroup_namespace(void)
 {
-	static const char *const cg[2] = {
+	static const char *const cg[] = {
 		CLI_BOX "/system.slice/pcg-box-client.service",
 		"system.slice/pcg-host-client.service",
 	};
-	struct cli_peers p = {
-		.container = {
-			"\"unit\":\"pcg-box-client.service\"",
-			"\"up\":1,\"monitor\":false,\"flags\":[\"outside\",\"namespaced\"]",
-		},
+	static const char *const container[] = {
+		"\"unit\":\"pcg-box-client.service\"",
+		"\"up\":1,\"monitor\":false,\"flags\":[\"outside\",\"namespaced\"]",
 	};
+	struct cli_peer p;
 	char path[PATH_MAX];
 	int i;
 
-	for (i = 0; i < 2; i++) {
-		SYS(cg_make(cg[i]));
-		SYS(accept_peer(cg[i], &p.fd[i], &p.pid[i]));
-		p.id[i] = cg_id(cg[i]);
-		SYS(proc_cgroup(p.pid[i], path, sizeof(path)));
-		CHECK(path[0] == '/' && !strcmp(path + 1, cg[i]), "peer in %s", path);
+	for (i = 0; i < 4; i++) {
+		p = (struct cli_peer){ .container = container[i % 2], .new_pidns = i >= 2 };
+		SYS(cg_make(cg[i % 2]));
+		SYS(accept_peer(cg[i % 2], &p.fd, &p.pid));
+		p.id = cg_id(cg[i % 2]);
+		SYS(proc_cgroup(p.pid, path, sizeof(path)));
+		CHECK(path[0] == '/' && !strcmp(path + 1, cg[i % 2]), "peer in %s", path);
+		t_in_child(cli_peer_from_its_namespace, &p);
 	}
-	t_in_child(cli_peer_from_its_namespace, &p);
 }
 
 int main(int argc, char **argv)
