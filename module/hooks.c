@@ -40,8 +40,10 @@
  * unix_peer(newsk) = sk and unix_peer(sk) = newsk: @sk, the record's
  * client end, is @newsk's one peer from the start.  If an LSM then
  * refuses, @newsk dies (and the record with it) and @sk stays
- * unconnected, which a query rejects before any lookup.  One record per
- * connection, keyed by @newsk.
+ * unconnected, which a query rejects before any lookup.  Such a @newsk
+ * still has sk_type 0 (the kernel copies it from @sk after this hook), so
+ * the destructor cannot tell it by its type.  One record per connection,
+ * keyed by @newsk.
  *
  * The connector's cgroup is taken here rather than from
  * newsk->sk_cgrp_data, which cgroup_sk_alloc() filled from the same task
@@ -109,16 +111,17 @@ static void notrace pcg_on_socketpair(unsigned long ip, unsigned long parent_ip,
 /*
  * unix_sock_destructor(sk): the last reference is gone and the memory is
  * freed right after, so the record keyed by @sk goes now, before a new
- * socket can be born at the same address.  Only stream sockets have
- * records.  A record's client end has nothing to remove: its record is
- * keyed by the other end, which holds a reference on it, so the client
- * is destroyed only after that end was released, and no query can reach
- * the record through it any more (peercgroup.h).  A socket with a peer
- * record was born connected, so it has no listener record (listeners.c
- * makes them only for sockets that call listen() while unconnected); the
- * others look in the listener table if they are bound (the address is
- * only freed after this hook).  Accepted sockets, which share their
- * listener's address, so skip the listener table.
+ * socket can be born at the same address.  Stream sockets have records,
+ * and so may a @newsk an LSM refused, whose type was never set: only
+ * datagram sockets skip the table.  A record's client end has nothing to
+ * remove: its record is keyed by the other end, which holds a reference
+ * on it, so the client is destroyed only after that end was released,
+ * and no query can reach the record through it any more (peercgroup.h).
+ * A socket with a peer record was born connected, so it has no listener
+ * record (listeners.c makes them only for sockets that call listen()
+ * while unconnected); the others look in the listener table if they are
+ * bound (the address is only freed after this hook).  Accepted sockets,
+ * which share their listener's address, so skip the listener table.
  */
 static void notrace pcg_on_destruct(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *ops,
@@ -126,7 +129,7 @@ static void notrace pcg_on_destruct(unsigned long ip, unsigned long parent_ip,
 {
 	struct sock *sk = (struct sock *)compat_ftrace_arg(regs, 0);
 
-	if (!pcg_is_stream(sk) || pcg_peer_clear(sk))
+	if (sk->sk_type == SOCK_DGRAM || pcg_peer_clear(sk))
 		return;
 	if (READ_ONCE(unix_sk(sk)->addr) && pcg_listeners_live())
 		pcg_listener_forget(sk);
