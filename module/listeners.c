@@ -38,11 +38,15 @@
  *
  * Locking: a listener record is created, changed and read under its
  * socket's state lock, and removed by the socket's destructor, when no
- * listen() or connect() can reach the socket, or under the lock when its
- * last listen() call returns and none ever succeeded.  So once every call
- * has returned, a socket with a record is listening, or an LSM refused
- * its listen() before unix_listen(); a socket born connected (accepted,
- * or of a pair), the one kind with a peer entry, never has one: the
+ * listen() or connect() can reach the socket.  So once every call has
+ * returned, a socket with a record is listening, or none of its listen()
+ * calls succeeded (an LSM refused one before unix_listen(), or a
+ * connect() won the race to the socket): such a record holds no cgroup,
+ * and no connect() can reach a socket that is not listening.  Nothing is
+ * removed when a call returns: on 5.10 the return handler runs under
+ * kretprobes' raw hash lock with interrupts off, where rhashtable's
+ * local_bh_enable() must not run.  A socket born connected (accepted, or
+ * of a pair), the one kind with a peer entry, never has one: the
  * destructor skips this table for sockets that have a peer entry.
  * Lookups also hold rcu_read_lock() for the table; records are freed
  * after a grace period.
@@ -234,19 +238,6 @@ static void pcg_listener_remove(struct pcg_listener *l)
 	}
 }
 
-/* No call on it ever succeeded and none is running: the socket is not listening. */
-static bool pcg_listener_unused(const struct pcg_listener *l)
-{
-	int i;
-
-	if (l->broken)
-		return false;
-	for (i = 0; i < PCG_LISTEN_SLOTS; i++)
-		if (l->slot[i].settled || l->slot[i].running)
-			return false;
-	return true;
-}
-
 /* That call returns @ret; the caller holds the state lock of @sk. */
 static void pcg_listen_end(const struct sock *sk, struct pid *tgid, int ret)
 {
@@ -268,9 +259,6 @@ static void pcg_listen_end(const struct sock *sk, struct pid *tgid, int ret)
 		cgroup_put(slot->pending);
 		slot->pending = NULL;
 	}
-	/* A refused listen() (a connect() won the race to the socket). */
-	if (ret && pcg_listener_unused(l))
-		pcg_listener_remove(l);
 }
 
 /* A successful listen() on @sk that the record did not follow. */
