@@ -229,7 +229,8 @@ enum peercgroup_runtime {
  * user or is writable by others (a subtree systemd delegated to a user:
  * Delegate=yes with User=, user@UID.service), or this process cannot
  * look (no cgroup2 mount at /sys/fs/cgroup showing its namespace, a peer
- * outside it, a removed cgroup).  Owners are as this process sees them:
+ * outside it, a removed cgroup); and for every peer outside the caller's
+ * cgroup namespace, name or none.  Owners are as this process sees them:
  * root is uid 0 of its user namespace.  The getters answer -ENXIO.
  */
 #define PEERCGROUP_CT_UNPROVEN	 (1U << 6)
@@ -350,7 +351,10 @@ int peercgroup_classify(const char *path, size_t len,
  * All from the connect-time record (the module), never from the peer's
  * cgroup now, and classified as peercgroup_classify_path(.., 0, ..) does.
  * Each returns 0, a peercgroup_get() error, or -ENXIO when the peer's
- * cgroup names no such thing.  Strings are malloc()ed; the caller frees.
+ * cgroup names no such thing, or is outside the caller's cgroup namespace
+ * (PEERCGROUP_CT_OUTSIDE: past "/.." the slices and units are not the top
+ * of the tree, and anyone who may create cgroups beside the namespace's
+ * root may have named them).  Strings are malloc()ed; the caller frees.
  */
 
 /* The whole classification of the peer.  @flags: 0 or PEERCGROUP_GET_LIVE

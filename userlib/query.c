@@ -237,7 +237,13 @@ PCG_HIDDEN int pcg_classify_peer(const char *path, size_t len, uint64_t id,
 
 	if (r < 0)
 		return -EPROTO;		/* the path given is no cgroup path */
-	if (named && !pcg_cgroup_name_proven(path, named, id))
+	/*
+	 * Past "/.." nothing can be looked at, and the names that follow are
+	 * not the top of the tree: whoever may create cgroups beside the
+	 * caller's namespace root may have made them.
+	 */
+	if ((out->flags & PEERCGROUP_CT_OUTSIDE) ||
+	    (named && !pcg_cgroup_name_proven(path, named, id)))
 		out->flags |= PEERCGROUP_CT_UNPROVEN;
 	return 0;
 }
@@ -291,6 +297,17 @@ static int peer_class(int sockfd, struct peercgroup_class *c)
 	return peercgroup_peer_classify(sockfd, 0, c);
 }
 
+/*
+ * For the unit and owner getters: their slices and units are only the
+ * top of the tree inside the caller's namespace (pcg_classify_peer()).
+ */
+static int peer_class_inside(int sockfd, struct peercgroup_class *c)
+{
+	int r = peer_class(sockfd, c);
+
+	return r < 0 ? r : (c->flags & PEERCGROUP_CT_OUTSIDE) ? -ENXIO : 0;
+}
+
 /* *@dst = strdup(@s), or -ENXIO for "". */
 static int give_string(const char *s, char **dst)
 {
@@ -308,7 +325,7 @@ PUBLIC int peercgroup_peer_get_unit(int sockfd, char **unit)
 	if (!unit)
 		return -EINVAL;
 	*unit = NULL;
-	r = peer_class(sockfd, &c);
+	r = peer_class_inside(sockfd, &c);
 	return r < 0 ? r : give_string(c.unit, unit);
 }
 
@@ -320,7 +337,7 @@ PUBLIC int peercgroup_peer_get_user_unit(int sockfd, char **unit)
 	if (!unit)
 		return -EINVAL;
 	*unit = NULL;
-	r = peer_class(sockfd, &c);
+	r = peer_class_inside(sockfd, &c);
 	return r < 0 ? r : give_string(c.user_unit, unit);
 }
 
@@ -332,7 +349,7 @@ PUBLIC int peercgroup_peer_get_owner_uid(int sockfd, uid_t *uid)
 	if (!uid)
 		return -EINVAL;
 	*uid = (uid_t)-1;
-	r = peer_class(sockfd, &c);
+	r = peer_class_inside(sockfd, &c);
 	if (r < 0)
 		return r;
 	if (c.uid < 0)

@@ -90,7 +90,8 @@ const (
 	// shows root gave: the parent of the cgroup so named belongs to
 	// another user or others may write it (a subtree systemd delegated to
 	// a user: Delegate=yes with User=, user@UID.service), or this process
-	// cannot look.  A user may have named it after any container.
+	// cannot look.  A user may have named it after any container.  Always
+	// set with FlagOutside: past "/.." no name is the top of the tree.
 	FlagUnproven ContainerFlags = 1 << 6
 )
 

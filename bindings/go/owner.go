@@ -73,7 +73,10 @@ func cgroupStat(fd int, path string, st *unix.Stat_t) bool {
 // FlagMonitor, the ID names no container to trust.
 func ClassifyPeer(info Info) Container {
 	c, named, err := classifyNamed(info.Path, CallerNamespace)
-	if err == nil && named >= 0 && !nameProven(info.Path, named, info.CgroupID) {
+	// Past "/.." nothing can be looked at, and the names that follow are
+	// not the top of the tree: whoever may create cgroups beside the
+	// caller's namespace root may have made them.
+	if err == nil && (c.Up > 0 || named >= 0 && !nameProven(info.Path, named, info.CgroupID)) {
 		c.Flags |= FlagUnproven
 	}
 	return c

@@ -81,6 +81,11 @@ func TestClassifyPeerProvesWhoNamedIt(t *testing.T) {
 	check(Info{Path: "/lxc.payload.web"}, LXC, true)
 	check(Info{CgroupID: lxc.CgroupID, Path: "/lxc.payload.gone"}, LXC, true)
 	check(Info{CgroupID: lxc.CgroupID, Path: "/../lxc.payload.web"}, LXC, true)
+	// past "/.." no name is the top of the tree: a neighbour may have made it
+	check(Info{CgroupID: lxc.CgroupID, Path: "/../user.slice/user-0.slice/session-1.scope"},
+		UserSession, true)
+	// a first name that only starts with ".." is inside
+	check(peerIn(t, root, "/..web/lxc.payload.web"), LXC, false)
 	// the path's own classifier never looks
 	if c := Classify("/lxc.payload.gone"); c.Flags&FlagUnproven != 0 {
 		t.Errorf("Classify: %v", c.Flags)

@@ -788,6 +788,18 @@ static void cli_peer_from_its_namespace(void *arg)
 		 p->new_pidns ? 0 : (int)p->pid, (unsigned long long)p->id, path);
 	CHECK(!strncmp(line, want, strlen(want)), "got %s, want %s...", line, want);
 	CHECK(strstr(line, p->container), "got %s, want %s", line, p->container);
+	/* the unit getter: past "/.." no name is the top of the tree */
+	if (!p->new_pidns) {
+		char *unit = NULL;
+		int r = peercgroup_peer_get_unit(p->fd, &unit);
+
+		if (!strncmp(path, "/../", 4))
+			CHECK(r == -ENXIO && !unit, "outside: unit %d \"%s\"", r, unit ? unit : "");
+		else
+			CHECK(r == 0 && unit && !strcmp(unit, "pcg-box-client.service"),
+			      "inside: unit %d \"%s\"", r, unit ? unit : "");
+		free(unit);
+	}
 }
 
 static void a_cli_peer_inside_a_cgroup_namespace(void)
@@ -798,7 +810,7 @@ static void a_cli_peer_inside_a_cgroup_namespace(void)
 	};
 	static const char *const container[] = {
 		"\"unit\":\"pcg-box-client.service\"",
-		"\"up\":1,\"monitor\":false,\"flags\":[\"outside\",\"namespaced\"]",
+		"\"up\":1,\"monitor\":false,\"flags\":[\"outside\",\"namespaced\",\"unproven\"]",
 	};
 	struct cli_peer p;
 	char path[PATH_MAX];

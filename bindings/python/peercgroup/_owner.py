@@ -52,7 +52,7 @@ def _name_proven(path, named, cgroup_id):
     directory's inode is its id, and then every prefix of path leads to one
     of its ancestors.  Owners are as this process sees them."""
     top = _cgroup2_dir()
-    if top is None or not cgroup_id or named.startswith(b"/.."):
+    if top is None or not cgroup_id or named == b"/.." or named.startswith(b"/../"):
         return False
     try:
         top_fd = os.open(top, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -77,6 +77,9 @@ def classify_peer(info):
     or MONITOR, the id names no container to trust."""
     p = os.fsencode(info.path) if isinstance(info.path, str) else bytes(info.path)
     out, named = _classify_named(p, Namespace.CALLER)
-    if named is not None and not _name_proven(p, named, info.cgroup_id):
+    # Past "/.." nothing can be looked at, and the names that follow are
+    # not the top of the tree: whoever may create cgroups beside the
+    # caller's namespace root may have made them.
+    if out.up or (named is not None and not _name_proven(p, named, info.cgroup_id)):
         out.flags |= ContainerFlags.UNPROVEN
     return out

@@ -63,6 +63,11 @@ def test_the_tree_must_show_the_peers_own_cgroup(tree):
                  Info(lxc.cgroup_id, "/lxc.payload.gone", 1, lxc.flags),
                  Info(lxc.cgroup_id, "/../lxc.payload.web", 1, lxc.flags)):
         check(info, Runtime.LXC, True)
+    # past "/.." no name is the top of the tree: a neighbour may have made it
+    check(Info(lxc.cgroup_id, "/../user.slice/user-0.slice/session-1.scope", 1, lxc.flags),
+          Runtime.USER_SESSION, True)
+    # a first name that only starts with ".." is inside
+    check(peer_in(tree, "/..web/lxc.payload.web"), Runtime.LXC, False)
     assert not peercgroup.classify("/lxc.payload.gone").flags & ContainerFlags.UNPROVEN
     assert ContainerFlags.UNPROVEN.names() == "unproven"
 
