@@ -41,26 +41,51 @@ PCG_HIDDEN int pcg_cgroup2_open(const char *dir, bool any_fs)
 }
 
 /*
- * Relative to the mount's fd, so that a path of up to PATH_MAX - 1 bytes,
- * the longest the module gives, is found whatever the mount point's name.
+ * The first @len bytes of namespace-relative @path as a path relative to
+ * the mount, in @rel, so that a path of up to PATH_MAX - 1 bytes, the
+ * longest the module gives, is found whatever the mount point's name.
  */
-PCG_HIDDEN int pcg_cgroup_stat(int mnt_fd, const char *path, size_t len,
-			       struct stat *st)
+static int cgroup_rel(const char *path, size_t len, char rel[PATH_MAX])
 {
-	char rel[PATH_MAX];
-
 	while (len && *path == '/') {
 		path++;
 		len--;
 	}
-	if (len >= sizeof(rel))
+	if (len >= PATH_MAX)
 		return -ENAMETOOLONG;
 	if (len)
 		memcpy(rel, path, len);
 	else
 		rel[len++] = '.';
 	rel[len] = '\0';
+	return 0;
+}
+
+PCG_HIDDEN int pcg_cgroup_stat(int mnt_fd, const char *path, size_t len,
+			       struct stat *st)
+{
+	char rel[PATH_MAX];
+	int r = cgroup_rel(path, len, rel);
+
+	if (r < 0)
+		return r;
 	if (fstatat(mnt_fd, rel, st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
 	return S_ISDIR(st->st_mode) ? 0 : -ENOTDIR;
+}
+
+PCG_HIDDEN int pcg_cgroup_open(int mnt_fd, const char *path, const char *file)
+{
+	char rel[PATH_MAX];
+	int dir, fd, r = cgroup_rel(path, strlen(path), rel);
+
+	if (r < 0)
+		return r;
+	dir = openat(mnt_fd, rel, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir < 0)
+		return -errno;
+	fd = openat(dir, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	r = fd < 0 ? -errno : fd;
+	close(dir);
+	return r;
 }

@@ -103,6 +103,10 @@ struct stat;
 PCG_HIDDEN int pcg_cgroup_stat(int mnt_fd, const char *path, size_t len,
 			       struct stat *st);
 
+/* cgroupfs.c: open(O_RDONLY) of @file ("cgroup.threads") in the cgroup at
+ * namespace-relative @path below mount fd @mnt_fd: the fd, or -errno. */
+PCG_HIDDEN int pcg_cgroup_open(int mnt_fd, const char *path, const char *file);
+
 /*
  * owner.c: 1 if only root can have named the cgroup of the component at
  * @named in @path, the path of cgroup @id; 0 if a user may have, or if

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +62,7 @@ static int check_socket(int sockfd)
 /*
  * The rest of the first line of @fn that starts with @prefix, without its
  * newline, into *@rest (malloc()ed): 0, -ENODATA if no line does, or the
- * error of opening @fn.
+ * error of opening or reading @fn.
  */
 static int proc_line(const char *fn, const char *prefix, char **rest)
 {
@@ -83,6 +84,9 @@ static int proc_line(const char *fn, const char *prefix, char **rest)
 		r = *rest ? 0 : -ENOMEM;
 		break;
 	}
+	/* a read that failed (5.10's ENAMETOOLONG for a long cgroup path) */
+	if (n < 0 && ferror(f))
+		r = errno ? -errno : -EIO;
 	free(line);
 	fclose(f);
 	return r;
@@ -198,6 +202,40 @@ static int settle_path(struct peercgroup_info *info)
 }
 
 /*
+ * /proc/PID/cgroup cuts a longer path at PATH_MAX - 1 bytes without a
+ * word (6.1 and later format the names with scnprintf()), so a path that
+ * long may name an ancestor, a neighbour or nothing.  It names the peer's
+ * cgroup only if the peer's main thread, @tid in our pid namespace (the
+ * one cgroup.threads numbers in, as SO_PEERCRED does), is listed there.
+ */
+static bool cgroup_holds_thread(const char *path, pid_t tid)
+{
+	const char *mnt = cgroup2_mount();
+	int mnt_fd, fd;
+	bool found = false;
+	FILE *f;
+	int t;
+
+	if (!mnt || tid <= 0 || pcg_cgroup_path_outside(path))
+		return false;
+	mnt_fd = pcg_cgroup2_open(mnt, false);
+	if (mnt_fd < 0)
+		return false;
+	fd = pcg_cgroup_open(mnt_fd, path, "cgroup.threads");
+	close(mnt_fd);
+	f = fd < 0 ? NULL : fdopen(fd, "re");
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	while (!found && fscanf(f, "%d", &t) == 1)
+		found = t == tid;
+	fclose(f);
+	return found;
+}
+
+/*
  * Is /proc's pid namespace our active one (SO_PEERCRED's)?  "NSpid:"
  * lists our pid in each namespace from /proc's down to ours: one
  * number means they are the same.
@@ -307,20 +345,27 @@ PCG_HIDDEN int pcg_get_live(int sockfd, unsigned int flags, struct peercgroup_in
 	r = read_proc_cgroup(pid, &info->path);
 	if (r < 0)
 		goto out;
+	r = settle_path(info);
+	if (r < 0)
+		goto out;
+	info->path_len = strlen(info->path);
+	/* as long as /proc's cut: the module's limit (ENAMETOOLONG) unless proven */
+	if (info->path_len >= PATH_MAX - 1 &&
+	    ((info->flags & PEERCGROUP_INFO_CGROUP_REMOVED) ||
+	     !cgroup_holds_thread(info->path, info->pid))) {
+		r = -ENAMETOOLONG;
+		goto out;
+	}
 	/*
-	 * The pid could have been recycled while we read /proc; the pidfd
-	 * still refers to the original process and tells whether it lives.
-	 * EPERM (a peer we may not signal) also says it does.
+	 * The pid could have been recycled while we read /proc and the
+	 * cgroup; the pidfd still refers to the original process and tells
+	 * whether it lives.  EPERM (a peer we may not signal) also says it does.
 	 */
 	if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 &&
 	    errno != EPERM) {
 		r = -ESRCH;
 		goto out;
 	}
-	r = settle_path(info);
-	if (r < 0)
-		goto out;
-	info->path_len = strlen(info->path);
 	info->flags |= PEERCGROUP_INFO_LIVE;
 	if (flags & PEERCGROUP_GET_NO_PATH) {
 		free(info->path);

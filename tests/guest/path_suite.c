@@ -902,6 +902,69 @@ static void one_ns_case(const struct ns_case *k)
 	free(want);
 }
 
+/*
+ * The live route reads /proc/PID/cgroup, which 6.1 and later cut at
+ * PATH_MAX - 1 bytes without saying so (5.10 says ENAMETOOLONG).  A peer
+ * 4,135 bytes deep, whose last name runs past the cut, beside a cgroup
+ * named what the cut leaves of it: the live answer must be ENAMETOOLONG,
+ * as the module's is, never that neighbour.
+ */
+static void p_live_refuses_the_path_proc_cut(void)
+{
+	static const char tag[] = "lxc.payload.pcgcut";
+	struct peer_ends e = { .lfd = -1, .acc = -1, .cli = -1 };
+	struct chain parent, ct;
+	struct peercgroup_info info = { 0 };
+	char *proc = NULL, *near = NULL;
+	struct stat st;
+	size_t keep;
+	int err, r;
+
+	memset(&ct, 0, sizeof(ct));
+	err = chain_make(&parent, LONGEST - 20, "pcg");
+	if (!err)
+		err = chain_make_below(&ct, parent.fd[parent.depth], parent.path, 60, 255, tag);
+	keep = LONGEST - parent.len - 1;	/* of the last name, before the cut */
+	if (!err && !(near = strndup(ct.name[ct.depth], keep)))
+		err = -ENOMEM;
+	if (!err && (mkdirat(parent.fd[parent.depth], near, 0755) ||
+		     fstatat(parent.fd[parent.depth], near, &st, 0)))
+		err = -errno;
+	if (err) {
+		t_failf(__FILE__, __LINE__, "making the cgroups: %s", strerror(-err));
+		goto out;
+	}
+	if (ends_open(&e, &ct)) {
+		t_failf(__FILE__, __LINE__, "setup: %s", strerror(errno));
+		goto out;
+	}
+	proc = malloc(PATH_MAX + 64);
+	err = proc ? proc_cgroup_long(e.p.pid, proc, PATH_MAX + 64) : -ENOMEM;
+	printf("# /proc/%d/cgroup: %s, %zu bytes, %s the neighbour's path\n", (int)e.p.pid,
+	       strerror(-err), err ? 0 : strlen(proc),
+	       !err && !strncmp(proc, ct.path, LONGEST) && !proc[LONGEST] ? "is" : "is not");
+	r = peercgroup_get(e.acc, PEERCGROUP_GET_LIVE, &info);
+	if (r != -ENAMETOOLONG) {
+		t_failf(__FILE__, __LINE__,
+			"live: %d, path of %zu bytes, id %llu; the neighbour's id is %llu", r,
+			info.path ? strlen(info.path) : 0, (unsigned long long)info.cgroup_id,
+			(unsigned long long)st.st_ino);
+		goto out;
+	}
+	r = peercgroup_get(e.acc, 0, &info);
+	if (r != -ENAMETOOLONG)
+		t_failf(__FILE__, __LINE__, "from the module: %d, want -ENAMETOOLONG", r);
+out:
+	peercgroup_info_free(&info);
+	ends_close(&e);
+	free(proc);
+	if (near)
+		unlinkat(parent.fd[parent.depth], near, AT_REMOVEDIR);
+	free(near);
+	chain_free(&ct);
+	chain_free(&parent);
+}
+
 static void p_cgroup_namespace(void)
 {
 	/* total = 3 * (up + 1) + below */
@@ -939,6 +1002,7 @@ int main(int argc, char **argv)
 	RUN(p_kubepods_193);
 	RUN(p_named_at_path_max);
 	RUN(p_named_at_path_max_in_cgroup_ns);
+	RUN(p_live_refuses_the_path_proc_cut);
 	RUN(p_cgroup_namespace);
 	return guest_end();
 }
