@@ -43,7 +43,7 @@ def _ioctl(fd, req, buf):
 
 
 def _version(fd):
-    """(abi_version, features, query_flags, query_size, name) or raise."""
+    """(size, abi_version, features, query_flags, query_size, name) or raise."""
     buf = bytearray(_abi.VERSION.size)
     _abi.VERSION.pack_into(buf, 0, _abi.VERSION.size, 0, 0, 0, 0, b"")
     e = _ioctl(fd, _abi.IOC_VERSION, buf)
@@ -77,7 +77,7 @@ def device():
         try:
             if not stat.S_ISCHR(os.fstat(fd).st_mode):
                 raise error(errno.ENOPKG)  # a stray file, not a device node
-            _query_flags = _version(fd)[2]
+            _query_flags = _version(fd)[3]
         except BaseException:
             os.close(fd)
             raise

@@ -85,3 +85,31 @@ def test_erange_is_eproto(fake, answer):
         peercgroup.get(0)
     assert e.value.errno == errno.EPROTO
     assert m.calls == 1
+
+
+def test_no_path_only_where_the_module_takes_the_flag(monkeypatch):
+    # a module whose features are all set but that takes no query flag:
+    # the id must come from a path query, never from a refused flag
+    sent = []
+
+    def ioctl(fd, req, buf):
+        if req == _abi.IOC_VERSION:
+            _abi.VERSION.pack_into(buf, 0, _abi.VERSION.size, _abi.ABI_VERSION, 0x3f, 0,
+                                   _abi.QUERY.size, b"fake")
+            return 0
+        f = list(_abi.QUERY.unpack(buf))
+        sent.append(f[1])
+        if f[1]:
+            return errno.EINVAL
+        ctypes.memmove(f[4], b"/\0", 2)
+        f[5], f[6], f[7] = 99, 1, 1
+        _abi.QUERY.pack_into(buf, 0, *f)
+        return 0
+    monkeypatch.setattr(_device, "_ioctl", ioctl)
+    _device.set_device_path("/dev/null")  # a character device, as the node is
+    try:
+        assert peercgroup.module_info().query_flags == 0
+        assert peercgroup.get(0, no_path=True).cgroup_id == 99
+        assert sent == [0]
+    finally:
+        _device.set_device_path(None)
