@@ -371,7 +371,8 @@ static int is_kubepods(struct str c)
 	       has_suffix(c, "-kubepods.slice");	/* kind: kubelet-kubepods.slice */
 }
 
-/* "user-1000.slice" -> 1000, else -1. */
+/* "user-1000.slice" -> 1000, else -1: also for the two numbers systemd's
+ * uid_is_valid() refuses, (uid_t)-1 and the 16-bit -1. */
 static int64_t slice_uid(struct str c, const char *pfx, const char *sfx)
 {
 	size_t pl = strlen(pfx), sl = strlen(sfx), i;
@@ -385,7 +386,7 @@ static int64_t slice_uid(struct str c, const char *pfx, const char *sfx)
 			return -1;
 		uid = uid * 10 + (c.s[i] - '0');
 	}
-	return uid <= 0xffffffffLL ? uid : -1;
+	return uid < 0xffffffffLL && uid != 0xffff ? uid : -1;
 }
 
 /* ---- applications (systemd.io/DESKTOP_ENVIRONMENTS) ---- */

@@ -421,7 +421,7 @@ func sliceUID(c, pfx, sfx string) int64 {
 		}
 		uid = uid*10 + int64(d-'0')
 	}
-	if uid > 0xffffffff {
+	if uid >= 0xffffffff || uid == 0xffff { // systemd's uid_is_valid()
 		return -1
 	}
 	return uid

@@ -251,7 +251,7 @@ def _slice_uid(c, pfx, sfx):
     if len(digits) > 10 or not all(d in _DIGITS for d in digits):
         return -1
     uid = int(digits)
-    return uid if uid <= 0xFFFFFFFF else -1
+    return uid if uid < 0xFFFFFFFF and uid != 0xFFFF else -1  # systemd's uid_is_valid()
 
 
 # ---- applications (systemd.io/DESKTOP_ENVIRONMENTS) ----
