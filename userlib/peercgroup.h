@@ -317,8 +317,9 @@ struct peercgroup_class {
  * Returns 0 (runtime may be PEERCGROUP_RT_UNKNOWN), or -EINVAL for a path
  * that cannot be a cgroup path (empty, NUL, "//", "." or ".." after a
  * name, a component over 255 bytes, over 64 KiB), for bad @flags, or for
- * @out->size below PEERCGROUP_CLASS_SIZE_VER0; @out is then zeroed (size
- * kept) with runtime UNKNOWN and uid -1.
+ * @out->size below PEERCGROUP_CLASS_SIZE_VER0.  @out is then zeroed (size
+ * kept) with runtime UNKNOWN and uid -1, except for a size too small,
+ * where nothing is written: the struct may be smaller than that.
  */
 int peercgroup_classify_path(const char *path, size_t len, unsigned int flags,
 			     struct peercgroup_class *out);

@@ -10,7 +10,7 @@ name whose parent cgroup root owns, and nobody else may write, is root's.
 import os
 import stat
 
-from .classify import ContainerFlags, Namespace, _classify_named
+from .classify import Container, ContainerFlags, Namespace, _classify_named
 
 CGROUP2_DIRS = ("/sys/fs/cgroup", "/sys/fs/cgroup/unified")
 CGROUP2_MAGIC = 0x63677270
@@ -75,6 +75,8 @@ def classify_peer(info):
     user other than root may have named the cgroup the answer rests on
     (two stat()s, and a look at the mount).  Where it is set, or ROOTLESS
     or MONITOR, the id names no container to trust."""
+    if not info.path:  # get(no_path=True): nothing to classify, as in Go
+        return Container()
     p = os.fsencode(info.path) if isinstance(info.path, str) else bytes(info.path)
     out, named = _classify_named(p, Namespace.CALLER)
     # Past "/.." nothing can be looked at, and the names that follow are

@@ -106,3 +106,9 @@ def test_the_longest_path(tree):
     finally:
         os.close(fd)
     check(info, Runtime.LXC, True)
+
+
+def test_a_record_without_a_path_is_unknown():
+    # get(no_path=True) gives no path: nothing to classify, as Go's ClassifyPeer says
+    ct = peercgroup.classify_peer(Info(1234, None, 1, peercgroup.Flags(0)))
+    assert ct.runtime == Runtime.UNKNOWN and ct.uid == -1 and not ct.flags
