@@ -98,7 +98,10 @@ static atomic_long_t pcg_listeners_count = ATOMIC_LONG_INIT(0);
 /*
  * listen() calls running that the record does not follow (no memory, an
  * unbound or connected socket at entry).  While any runs, no listener's
- * origin is proven: such a call may still set credentials.
+ * origin is proven: such a call may still set credentials (a bind() from
+ * another thread can land before unix_listen() looks), and which socket
+ * it is on is not kept.  So a loop of listen() on unbound sockets, which
+ * any user may run, leaves clients connecting meanwhile unknown (README).
  */
 static atomic_t pcg_untracked_listens = ATOMIC_INIT(0);
 
