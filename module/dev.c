@@ -285,15 +285,16 @@ static int pcg_format_path(struct cgroup *cgrp, struct cgroup *ns_root,
 }
 
 /*
- * Whether the caller may learn anything about a peer: never more than
+ * PEERCGROUP_IOC_QUERY.  The caller never learns more about a peer than
  * SO_PEERCRED, /proc and its own cgroupfs view would tell it.  A peer
  * whose pid has no number in the caller's pid namespace (SO_PEERCRED
  * says pid 0, /proc has no entry) and whose cgroup is outside the
  * caller's cgroup namespace (not in its cgroupfs view) is withheld: no
  * path, id, pid or flags.  Either one visible is enough: a visible pid
- * shows its cgroup in /proc/PID/cgroup (as "/../..."), and its cgroup's
- * id to anyone holding a pidfd for it (PIDFD_GET_INFO, 6.13+, checks no
- * cgroup namespace); a visible cgroup is in the caller's cgroupfs.
+ * shows its cgroup in /proc/PID/cgroup (as "/../..."), but not that
+ * cgroup's id: before 6.13 (PIDFD_GET_INFO) no unprivileged interface
+ * gives it to a caller outside, so the query leaves it 0; a visible
+ * cgroup is in the caller's cgroupfs.
  *
  * No capability overrides this, CAP_SYS_ADMIN in the initial user
  * namespace included: the kernel's SO_PEERCRED and /proc follow the
@@ -301,11 +302,6 @@ static int pcg_format_path(struct cgroup *cgrp, struct cgroup *ns_root,
  * and a privileged process that wants the host's view joins the host's
  * namespaces (setns), as it must for /proc.
  */
-static bool pcg_peer_visible(struct cgroup *cgrp, struct cgroup *ns_root,
-			     pid_t pid_in_caller_ns)
-{
-	return pid_in_caller_ns || cgroup_is_descendant(cgrp, ns_root);
-}
 
 static long pcg_ioctl_query(void __user *uarg)
 {
@@ -314,7 +310,7 @@ static long pcg_ioctl_query(void __user *uarg)
 	struct cgroup *cgrp, *ns_root;
 	struct socket *sock;
 	struct pid *tgid;
-	bool pinned;
+	bool pinned, inside;
 	u32 usize;
 	int err;
 
@@ -364,11 +360,13 @@ static long pcg_ioctl_query(void __user *uarg)
 		err = -ENODATA;
 		goto out_cgroup;
 	}
-	if (!pcg_peer_visible(cgrp, ns_root, q.pid)) {
+	inside = cgroup_is_descendant(cgrp, ns_root);
+	if (!inside && !q.pid) {
 		err = -EREMOTE;
 		goto out_cgroup;
 	}
-	q.cgroup_id = cgroup_id(cgrp);
+	if (inside)
+		q.cgroup_id = cgroup_id(cgrp);
 	if (!(READ_ONCE(cgrp->self.flags) & CSS_ONLINE))
 		q.result_flags |= PEERCGROUP_RESULT_CGROUP_REMOVED;
 	if (!pid_has_task(tgid, PIDTYPE_TGID))

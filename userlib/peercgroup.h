@@ -66,10 +66,11 @@ extern "C" {
 
 /**
  * struct peercgroup_info - what peercgroup_get() returns.
- * @cgroup_id:	cgroup v2 id (inode number of the cgroup directory).  0 only
- *		for a live answer whose cgroup directory could not be looked
- *		up where the caller's cgroup namespace root is mounted, or
- *		was removed.
+ * @cgroup_id:	cgroup v2 id (inode number of the cgroup directory).  0 for
+ *		a cgroup outside the caller's cgroup namespace (a "/.." path),
+ *		and for a live answer whose cgroup directory could not be
+ *		looked up where the caller's cgroup namespace root is mounted,
+ *		or was removed.
  * @path:	cgroup path relative to the caller's cgroup namespace, e.g.
  *		"/system.slice/sshd.service".  Allocated by the library: release
  *		with peercgroup_info_free().  NULL with PEERCGROUP_GET_NO_PATH.

@@ -46,7 +46,7 @@ func (f Flags) String() string {
 
 // Info is the peer's cgroup as of connect(), listen() or socketpair().
 type Info struct {
-	CgroupID uint64 // cgroup v2 id: inode number of the cgroup directory
+	CgroupID uint64 // cgroup v2 id: inode number of the cgroup directory; 0 outside the caller's cgroup namespace
 	// Path relative to the caller's cgroup namespace, as /proc/self/cgroup
 	// prints it ("/system.slice/sshd.service"); "" with NoPath.
 	Path  string

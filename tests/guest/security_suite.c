@@ -40,6 +40,8 @@ static void answer_reads_like_proc(void *arg)
 	CHECK_INT(0, query(v->fd, &q, path, sizeof(path)));
 	CHECK_STR(want, path);
 	CHECK_INT(strlen(want), q.path_len);
+	/* outside the namespace: the path /proc gives, never the id */
+	CHECK_INT(strncmp(want, "/..", 3) ? (long long)cg_id("sec/a") : 0, (long long)q.cgroup_id);
 }
 
 static void s_path_relative_to_caller_ns(void)

@@ -47,7 +47,9 @@
  *		the caller's cgroup namespace, as /proc/self/cgroup prints it;
  *		NUL-terminated on success.
  * @cgroup_id:	out: the cgroup v2 id (the inode number of the cgroup's
- *		directory, as BPF and name_to_handle_at() on cgroupfs use).
+ *		directory, as BPF and name_to_handle_at() on cgroupfs use);
+ *		0 for a cgroup outside the caller's cgroup namespace (a
+ *		path starting with "/.."), which its cgroupfs cannot show.
  * @path_len:	out: strlen() of the path, exact whatever @path_size is;
  *		@path_size must be at least @path_len + 1, else the call
  *		fails with ERANGE and still fills @path_len, @cgroup_id, @pid
