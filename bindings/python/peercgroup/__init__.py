@@ -59,7 +59,8 @@ _FLAGS = [Flags(i) for i in range(4)]  # Flags() is slow: once per value
 @dataclass(frozen=True)
 class Info:
     """The peer's cgroup as of connect(), listen() or socketpair()."""
-    #: cgroup v2 id: the inode number of the cgroup directory.
+    #: cgroup v2 id: the inode number of the cgroup directory; 0 for a
+    #: cgroup outside the caller's cgroup namespace.
     cgroup_id: int
     #: Path relative to the caller's cgroup namespace, as /proc/self/cgroup
     #: prints it; None with no_path=True.  Not UTF-8?  os.fsencode() it.
