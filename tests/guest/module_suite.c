@@ -573,8 +573,8 @@ static void t_refused_connect_leaves_no_record(void)
 	server_stop(&s);
 	SYS(sched_setaffinity(0, sizeof(all), &all));
 	if (err)
-		SKIP("no LSM refuses: Landlock ABI %ld (scopes from 6), BPF LSM: %s", abi,
-		     err > 0 ? "not active" : strerror(-err));
+		SKIP("no LSM refuses: Landlock ABI %ld (scopes from 6), BPF LSM: %s (%d; 524: no BPF trampolines)",
+		     abi, err > 0 ? "not active" : strerror(-err), err);
 	CHECK(recorded1 == recorded0 + 1, "recorded %ld, was %ld: the hook did not run",
 	      recorded1, recorded0);
 	CHECK(acc >= 0, "the next client of srv: no connection or no answer");
