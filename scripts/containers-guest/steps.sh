@@ -343,7 +343,8 @@ inner_daemon() {	# inner_daemon NAME [docker run options]
 # inner_case NAME DAEMON WHERE EXPECT: WHERE is same, sibling or host;
 # EXPECT is EREMOTE, or "path" (the answer must be the client's cgroup
 # relative to the daemon's, its pid as the daemon's pid namespace numbers
-# it, the classification named with "outside" when it is above the root).
+# it, the cgroup's id only inside the daemon's cgroup namespace (0 above
+# its root), the classification named with "outside" there).
 inner_case() {
 	local name=$1 d=$2 where=$3 expect=$4 pid cg dcg rel ino line why=() nspid id=''
 	local dir=$I/$d
@@ -362,7 +363,10 @@ inner_case() {
 	touch "$dir/go.$name"
 	for _ in $(seq 300); do [ -e "$dir/done.$name" ] && break; sleep 0.2; done
 	emit "# path $name $cg"
-	line=$(docker logs "$d" 2>/dev/null | grep -v '"error"' | jq -c "select(.cgroup_id == $ino)" 2>/dev/null | tail -n 1)
+	# the daemon's line for this client: by pid, as its pid namespace numbers it
+	local want_pid=$pid want_cgid=0
+	[ "$where" = same ] && want_pid=$nspid want_cgid=$ino
+	line=$(docker logs "$d" 2>/dev/null | grep -v '"error"' | jq -c "select(.pid == $want_pid)" 2>/dev/null | tail -n 1)
 	[ -n "$line" ] || line=$(docker logs "$d" 2>/dev/null | grep '"error"' | tail -n 1)
 	if [ "$expect" = EREMOTE ]; then
 		case $line in
@@ -385,6 +389,8 @@ inner_case() {
 	got_id=$(jq -r .container.id <<<"$line")
 	got_flags=$(jq -r '.container.flags | join(",")' <<<"$line")
 	[ "$got_path" = "$rel" ] || why+=("path '$got_path', expected '$rel' ($cg relative to $dcg)")
+	[ "$(jq -r .cgroup_id <<<"$line")" = "$want_cgid" ] ||
+		why+=("cgroup id $(jq -r .cgroup_id <<<"$line"), expected $want_cgid (the inode of $cg is $ino)")
 	case $where in
 	same) [ "$got_pid" = "$nspid" ] || why+=("pid $got_pid, the container numbers it $nspid") ;;
 	*) [ "$got_pid" = "$pid" ] || why+=("pid $got_pid, the host's $pid")
