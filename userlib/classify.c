@@ -324,29 +324,31 @@ static int match_cgroups_path(struct str c, struct peercgroup_class *out)
 	return 0;
 }
 
-/* Kubernetes pod UID: systemd driver writes '_' for '-'. */
-static void set_pod_uid(struct peercgroup_class *out, struct str uid)
+/* Kubernetes pod UID: systemd driver writes '_' for '-'.  Whether set. */
+static int set_pod_uid(struct peercgroup_class *out, struct str uid)
 {
 	size_t i;
 
 	if (uid.n == 0 || uid.n >= sizeof(out->pod))
-		return;
+		return 0;
 	/* Check the whole UID first: a bad one must leave no partial pod. */
 	for (i = 0; i < uid.n; i++)
 		if (hexval(uid.s[i]) < 0 && uid.s[i] != '-' && uid.s[i] != '_')
-			return;
+			return 0;
 	for (i = 0; i < uid.n; i++)
 		out->pod[i] = uid.s[i] == '_' ? '-' : uid.s[i];
 	out->pod[uid.n] = '\0';
+	return 1;
 }
 
 /* QoS and pod from "burstable", "pod<uid>" (cgroupfs) or from the dash
- * separated words of "kubepods-burstable-pod<uid>.slice" (systemd). */
-static void kube_context(struct str c, struct peercgroup_class *out)
+ * separated words of "kubepods-burstable-pod<uid>.slice" (systemd);
+ * whether @c gave either. */
+static int kube_context(struct str c, struct peercgroup_class *out)
 {
 	struct str w;
 	const char *end;
-	int slice = has_suffix(c, ".slice");
+	int slice = has_suffix(c, ".slice"), took = 0;
 
 	if (slice)
 		c.n -= 6;
@@ -357,12 +359,15 @@ static void kube_context(struct str c, struct peercgroup_class *out)
 
 		w.s = c.s;
 		w.n = (size_t)((dash ? dash : end) - c.s);
-		if (eq(w, "burstable") || eq(w, "besteffort"))
+		if (eq(w, "burstable") || eq(w, "besteffort")) {
 			memcpy(out->qos, w.s, w.n), out->qos[w.n] = '\0';
-		else if (has_prefix(w, "pod") && w.n > 3)
-			set_pod_uid(out, (struct str){ w.s + 3, w.n - 3 });
+			took = 1;
+		} else if (has_prefix(w, "pod") && w.n > 3) {
+			took |= set_pod_uid(out, (struct str){ w.s + 3, w.n - 3 });
+		}
 		c.s = dash ? dash + 1 : end;
 	}
+	return took;
 }
 
 static int is_kubepods(struct str c)
@@ -618,10 +623,12 @@ static const char *validate(const char *path, size_t len, uint32_t *up)
 }
 
 /*
- * *@named: the component whose name the answer rests on (the container's,
- * the application's, or the first "kubepods" of a pod with no container
- * found), or NULL.  Whoever could create a cgroup beside it chose that
- * name (pcg_cgroup_name_proven(), owner.c).
+ * *@named: the deepest component whose name the answer rests on (the
+ * container's, the application's, or, with no container found, the pod's,
+ * else the QoS level's, else the first "kubepods"), or NULL.  Whoever
+ * could create a cgroup beside it chose that name, and the names above it
+ * are those of cgroups its maker chose to create it in
+ * (pcg_cgroup_name_proven(), owner.c).
  */
 static void classify(const char *p, const char *end, struct peercgroup_class *out,
 		     const char **named)
@@ -664,8 +671,10 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 			if (c.n < sizeof(out->pod))
 				copy_name(out->pod, sizeof(out->pod), c, 0);
 			out->runtime = PEERCGROUP_RT_ECS;
-			if (walk_next(&w))
+			if (walk_next(&w)) {
 				copy_name(out->id, sizeof(out->id), w.c, 0);
+				*named = w.c.s;
+			}
 			found = 1;
 			break;
 		}
@@ -674,7 +683,10 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 				*named = c.s;
 			x.kube = 1;
 		} else if (x.kube) {
-			kube_context(c, out);
+			/* The first pod is the peer's: below it, a container
+			 * given its own subtree may name cgroups anything. */
+			if (!out->pod[0] && kube_context(c, out))
+				*named = c.s;
 			/* cgroupfs driver: /kubepods/<qos>/pod<uid>/<container id> */
 			if (out->pod[0] && is_hex64(c) && has_prefix(x.parent, "pod")) {
 				memcpy(out->id, c.s, c.n);
@@ -724,14 +736,18 @@ static void classify(const char *p, const char *end, struct peercgroup_class *ou
 				out->uid = uid;
 		}
 		/* podman pods: machine-libpod_pod_<id>.slice, user-libpod_pod_<id>.slice */
-		if (has_suffix(c, ".slice")) {
+		if (!out->pod[0] && has_suffix(c, ".slice")) {
 			const char *pp = memmem(c.s, c.n, "libpod_pod_", 11);
 
 			if (pp) {
 				struct str id = { pp + 11, (size_t)(c.s + c.n - 6 - (pp + 11)) };
 
-				if (is_hex64(id))
+				if (is_hex64(id)) {
 					memcpy(out->pod, id.s, 64), out->pod[64] = '\0';
+					/* kept with no container found only there */
+					if (x.kube)
+						*named = c.s;
+				}
 			}
 		}
 		if (is_unit(c))

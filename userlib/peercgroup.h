@@ -224,15 +224,16 @@ enum peercgroup_runtime {
  */
 #define PEERCGROUP_CT_NAMESPACED (1U << 5)
 /*
- * Set by peercgroup_peer_classify() only, when the answer rests on a name
- * (a container's, an application's, "kubepods") that nothing shows was
- * given by root: the parent of the cgroup so named belongs to another
- * user or is writable by others (a subtree systemd delegated to a user:
- * Delegate=yes with User=, user@UID.service), or this process cannot
- * look (no cgroup2 mount at /sys/fs/cgroup showing its namespace, a peer
- * outside it, a removed cgroup); and for every peer outside the caller's
- * cgroup namespace, name or none.  Owners are as this process sees them:
- * root is uid 0 of its user namespace.  The getters answer -ENXIO.
+ * Set by peercgroup_peer_classify() only, when the answer rests on names
+ * (a container's, an application's, a pod's, "kubepods") that nothing
+ * shows were given by root: the parent of the deepest cgroup so named
+ * belongs to another user or is writable by others (a subtree systemd
+ * delegated to a user: Delegate=yes with User=, user@UID.service), or
+ * this process cannot look (no cgroup2 mount at /sys/fs/cgroup showing
+ * its namespace, a peer outside it, a removed cgroup); and for every
+ * peer outside the caller's cgroup namespace, name or none.  Owners are
+ * as this process sees them: root is uid 0 of its user namespace.  The
+ * getters answer -ENXIO.
  */
 #define PEERCGROUP_CT_UNPROVEN	 (1U << 6)
 

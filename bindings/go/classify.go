@@ -85,10 +85,10 @@ const (
 	// FlagNamespaced: the caller is not in the initial cgroup namespace
 	// (or the path proves it): "/" is not the host.
 	FlagNamespaced ContainerFlags = 1 << 5
-	// FlagUnproven: set by ClassifyPeer only, when the answer rests on a
-	// name (a container's, an application's, "kubepods") that nothing
-	// shows root gave: the parent of the cgroup so named belongs to
-	// another user or others may write it (a subtree systemd delegated to
+	// FlagUnproven: set by ClassifyPeer only, when the answer rests on
+	// names (a container's, an application's, a pod's, "kubepods") that
+	// nothing shows root gave: the parent of the deepest cgroup so named
+	// belongs to another user or others may write it (a subtree systemd delegated to
 	// a user: Delegate=yes with User=, user@UID.service), or this process
 	// cannot look.  A user may have named it after any container.  Always
 	// set with FlagOutside: past "/.." no name is the top of the tree.
@@ -361,9 +361,9 @@ func matchCgroupsPath(c string, out *Container) bool {
 }
 
 // Kubernetes pod UID: the systemd driver writes '_' for '-'.
-func setPodUID(out *Container, uid string) {
+func setPodUID(out *Container, uid string) bool {
 	if uid == "" || len(uid) >= podSize {
-		return
+		return false
 	}
 	b := []byte(uid)
 	for i, c := range b {
@@ -371,16 +371,18 @@ func setPodUID(out *Container, uid string) {
 			c = '-'
 		}
 		if hexval(c) < 0 && c != '-' {
-			return
+			return false
 		}
 		b[i] = c
 	}
 	out.Pod = string(b)
+	return true
 }
 
 // QoS and pod from "burstable", "pod<uid>" (cgroupfs) or from the dash
-// separated words of "kubepods-burstable-pod<uid>.slice" (systemd).
-func kubeContext(c string, out *Container) {
+// separated words of "kubepods-burstable-pod<uid>.slice" (systemd);
+// whether c gave either.
+func kubeContext(c string, out *Container) (took bool) {
 	slice := strings.HasSuffix(c, ".slice")
 	if slice {
 		c = c[:len(c)-len(".slice")]
@@ -393,14 +395,16 @@ func kubeContext(c string, out *Container) {
 		}
 		if w == "burstable" || w == "besteffort" {
 			out.QoS = w
+			took = true
 		} else if strings.HasPrefix(w, "pod") && len(w) > 3 {
-			setPodUID(out, w[3:])
+			took = setPodUID(out, w[3:]) || took
 		}
 		if !found {
 			break
 		}
 		c = rest
 	}
+	return took
 }
 
 func isKubepods(c string) bool {
@@ -659,9 +663,12 @@ func validate(p string) (rest string, up int, ok bool) {
 	}
 }
 
-// classify returns where, in p, the component whose name the answer rests
-// on begins (a container's, an application's, the first "kubepods"), or
-// -1: whoever may create a cgroup beside it chose that name (nameProven).
+// classify returns where, in p, the deepest component whose name the
+// answer rests on begins (a container's, an application's, or, with no
+// container found, the pod's, else the QoS level's, else the first
+// "kubepods"), or -1.  Whoever may create a cgroup beside it chose that
+// name, and the names above it are those of cgroups its maker chose to
+// create it in (nameProven).
 func classify(p string, out *Container) (named int) {
 	named = -1
 	var x walkContext
@@ -700,6 +707,7 @@ func classify(p string, out *Container) (named int) {
 			out.Runtime = ECS
 			if w.next() {
 				out.ID, _ = copyName(w.c, nameSize, false)
+				named = w.start(len(p))
 			}
 			found = true
 			break
@@ -710,7 +718,11 @@ func classify(p string, out *Container) (named int) {
 			}
 			x.kube = true
 		} else if x.kube {
-			kubeContext(c, out)
+			// The first pod is the peer's: below it, a container given
+			// its own subtree may name cgroups anything.
+			if out.Pod == "" && kubeContext(c, out) {
+				named = w.start(len(p))
+			}
 			// cgroupfs driver: /kubepods/<qos>/pod<uid>/<container id>
 			if out.Pod != "" && isHex64(c) && strings.HasPrefix(x.parent, "pod") {
 				out.ID = c
@@ -761,10 +773,14 @@ func classify(p string, out *Container) (named int) {
 			}
 		}
 		// podman pods: machine-libpod_pod_<id>.slice, user-libpod_pod_<id>.slice
-		if strings.HasSuffix(c, ".slice") {
+		if out.Pod == "" && strings.HasSuffix(c, ".slice") {
 			start, end := strings.Index(c, "libpod_pod_")+len("libpod_pod_"), len(c)-len(".slice")
 			if start >= len("libpod_pod_") && start <= end && isHex64(c[start:end]) {
 				out.Pod = c[start:end]
+				// kept with no container found only there
+				if x.kube {
+					named = w.start(len(p))
+				}
 			}
 		}
 		if isUnit(c) {

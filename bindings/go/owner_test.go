@@ -67,13 +67,23 @@ func TestClassifyPeerProvesWhoNamedIt(t *testing.T) {
 	chmod(t, root, "/system.slice", 0o777)
 	chmod(t, root, svc+"/lxc.payload.web", 0o777)
 	check(lxc, LXC, false)
-	// a pod's container: its pod's cgroup; a pod: where "kubepods" is
+	// a pod's container: its pod's cgroup
 	pod := svc + "/kubepods/besteffort/pod12345678-1234-1234-1234-123456789abc"
 	check(peerIn(t, root, pod+"/"+testHex64), Kubernetes, false)
 	chmod(t, root, pod, 0o775)
 	check(peerIn(t, root, pod+"/"+testHex64), Kubernetes, true)
+	// a pod with no container found: its own name's parent, not kubepods'
 	chmod(t, root, svc, 0o757)
+	check(peerIn(t, root, pod), Kubernetes, false)
+	chmod(t, root, svc, 0o755)
+	chmod(t, root, svc+"/kubepods/besteffort", 0o775)
 	check(peerIn(t, root, pod), Kubernetes, true)
+	// ECS: the container's name's parent is its task's cgroup
+	ecs := peerIn(t, root, "/ecs/task1/"+testHex64)
+	check(ecs, ECS, false)
+	chmod(t, root, "/ecs/task1", 0o775)
+	check(ecs, ECS, true)
+	check(peerIn(t, root, "/ecs/task1"), ECS, false)
 	// a name that is no container's needs no proof
 	check(peerIn(t, root, svc+"/sub"), SystemService, false)
 	// the tree must show the peer's own cgroup

@@ -881,10 +881,27 @@ static void test_getters(void **state)
 	chmod_cgroup("/system.slice/svc.service/kubepods/besteffort/pod" UUID, 0775);
 	assert_int_equal(peercgroup_peer_classify(3, 0, &c), 0);
 	assert_true(c.flags & PEERCGROUP_CT_UNPROVEN);
+	/* a pod with no container found: its own name's parent, not kubepods' */
+	chmod_cgroup("/system.slice/svc.service", 0755);
 	fake_cgroup("/system.slice/svc.service/kubepods/besteffort/pod" UUID);
 	assert_int_equal(peercgroup_peer_classify(3, 0, &c), 0);
 	assert_string_equal(c.pod, UUID);
+	assert_false(c.flags & PEERCGROUP_CT_UNPROVEN);
+	chmod_cgroup("/system.slice/svc.service/kubepods/besteffort", 0775);
+	assert_int_equal(peercgroup_peer_classify(3, 0, &c), 0);
 	assert_true(c.flags & PEERCGROUP_CT_UNPROVEN);
+	/* ECS: the container's name's parent is its task's cgroup */
+	fake_cgroup("/ecs/task1/" HEX64);
+	assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), 0);
+	assert_int_equal(rt, PEERCGROUP_RT_ECS);
+	assert_string_equal(s, HEX64);
+	free(s);
+	chmod_cgroup("/ecs/task1", 0775);
+	assert_int_equal(peercgroup_peer_get_container(3, &rt, &s), -ENXIO);
+	fake_cgroup("/ecs/task1");
+	assert_int_equal(peercgroup_peer_classify(3, 0, &c), 0);
+	assert_string_equal(c.pod, "task1");
+	assert_false(c.flags & PEERCGROUP_CT_UNPROVEN);
 	/* a name that is no container's or application's needs no proof */
 	fake_cgroup("/system.slice/svc.service/sub");
 	assert_int_equal(peercgroup_peer_classify(3, 0, &c), 0);

@@ -68,12 +68,12 @@ class ContainerFlags(enum.IntFlag):
     MONITOR = 1 << 3
     OUTSIDE = 1 << 4     # path starts with "/..": outside the caller's cgroup ns
     NAMESPACED = 1 << 5  # caller not in the initial cgroup ns: "/" is not the host
-    #: Set by classify_peer() only: the answer rests on a name (a
-    #: container's, an application's, "kubepods") that nothing shows root
-    #: gave.  The parent of the cgroup so named belongs to another user or
-    #: others may write it (a subtree systemd delegated to a user:
-    #: Delegate=yes with User=, user@UID.service), or this process cannot
-    #: look.  A user may have named it after any container.  Always set
+    #: Set by classify_peer() only: the answer rests on names (a
+    #: container's, an application's, a pod's, "kubepods") that nothing
+    #: shows root gave.  The parent of the deepest cgroup so named belongs
+    #: to another user or others may write it (a subtree systemd delegated
+    #: to a user: Delegate=yes with User=, user@UID.service), or this
+    #: process cannot look.  A user may have named it after any container.  Always set
     #: with OUTSIDE: past "/.." no name is the top of the tree.
     UNPROVEN = 1 << 6
 
@@ -216,26 +216,33 @@ def _match_cgroups_path(c, out):
 
 
 def _set_pod_uid(out, uid):
-    """Kubernetes pod UID: the systemd driver writes '_' for '-'."""
+    """Kubernetes pod UID: the systemd driver writes '_' for '-'.  Whether
+    set."""
     if not uid or len(uid) >= POD_SIZE:
-        return
+        return False
     uid = uid.replace(b"_", b"-")
-    if all(c in _ANYHEX or c == 0x2D for c in uid):
-        out.pod = os.fsdecode(uid)
+    if not all(c in _ANYHEX or c == 0x2D for c in uid):
+        return False
+    out.pod = os.fsdecode(uid)
+    return True
 
 
 def _kube_context(c, out):
     """QoS and pod from "burstable", "pod<uid>" (cgroupfs) or from the dash
-    separated words of "kubepods-burstable-pod<uid>.slice" (systemd)."""
+    separated words of "kubepods-burstable-pod<uid>.slice" (systemd);
+    whether c gave either."""
     slice_ = c.endswith(b".slice")
     if slice_:
         c = c[:-6]
+    took = False
     # cgroupfs "pod<uid>" keeps the UID's dashes: one word
     for w in (c.split(b"-") if slice_ else [c]):
         if w in (b"burstable", b"besteffort"):
             out.qos = w.decode()
+            took = True
         elif w.startswith(b"pod") and len(w) > 3:
-            _set_pod_uid(out, w[3:])
+            took = _set_pod_uid(out, w[3:]) or took
+    return took
 
 
 def _is_kubepods(c):
@@ -384,9 +391,11 @@ def _caller_in_initial_ns():
 # ---- the classifier ----
 
 def _classify(comps, out):
-    """Returns the index in comps of the component whose name the answer
-    rests on (a container's, an application's, the first "kubepods"), or
-    None: whoever may create a cgroup beside it chose that name."""
+    """Returns the index in comps of the deepest component whose name the
+    answer rests on (a container's, an application's, or, with no container
+    found, the pod's, else the QoS level's, else the first "kubepods"), or
+    None.  Whoever may create a cgroup beside it chose that name, and the
+    names above it are those of cgroups its maker chose to create it in."""
     named = None
     x = _Context(comps[0] == b"ecs")
     first, unit = comps[0], None
@@ -415,6 +424,7 @@ def _classify(comps, out):
             out.runtime = Runtime.ECS
             if more:
                 out.id = _name(comps[i + 1], NAME_SIZE)
+                named = i + 1
             found = True
             break
         if _is_kubepods(c):
@@ -422,7 +432,10 @@ def _classify(comps, out):
                 named = i
             x.kube = True
         elif x.kube:
-            _kube_context(c, out)
+            # The first pod is the peer's: below it, a container given its
+            # own subtree may name cgroups anything.
+            if not out.pod and _kube_context(c, out):
+                named = i
             # cgroupfs driver: /kubepods/<qos>/pod<uid>/<container id>
             if out.pod and _is_hex64(c) and x.parent.startswith(b"pod"):
                 out.id = c.decode()
@@ -461,10 +474,12 @@ def _classify(comps, out):
             if out.uid < 0:
                 out.uid = uid
         # podman pods: machine-libpod_pod_<id>.slice, user-libpod_pod_<id>.slice
-        if c.endswith(b".slice"):
+        if not out.pod and c.endswith(b".slice"):
             p = c.find(b"libpod_pod_")
             if p >= 0 and _is_hex64(c[p + 11:len(c) - 6]):
                 out.pod = c[p + 11:len(c) - 6].decode()
+                if x.kube:  # kept with no container found only there
+                    named = i
         if _is_unit(c):
             unit = c
         leading = leading and c.endswith(b".slice")

@@ -51,9 +51,22 @@ def test_pods(tree):
     check(peer_in(tree, pod + "/" + HEX64), Runtime.KUBERNETES, False)
     os.chmod(tree / pod.lstrip("/"), 0o775)  # a pod's container: its pod's cgroup
     check(peer_in(tree, pod + "/" + HEX64), Runtime.KUBERNETES, True)
-    os.chmod(tree / SVC.lstrip("/"), 0o757)  # a pod: where "kubepods" is
+    # a pod with no container found: its own name's parent, not kubepods'
+    os.chmod(tree / SVC.lstrip("/"), 0o757)
+    check(peer_in(tree, pod), Runtime.KUBERNETES, False)
+    os.chmod(tree / SVC.lstrip("/"), 0o755)
+    os.chmod(tree / (SVC + "/kubepods/besteffort").lstrip("/"), 0o775)
     check(peer_in(tree, pod), Runtime.KUBERNETES, True)
     check(peer_in(tree, SVC + "/sub"), Runtime.SYSTEM_SERVICE, False)  # no name to prove
+
+
+def test_ecs(tree):
+    """The container's name's parent is its task's cgroup."""
+    ecs = peer_in(tree, "/ecs/task1/" + HEX64)
+    check(ecs, Runtime.ECS, False)
+    os.chmod(tree / "ecs/task1", 0o775)
+    check(ecs, Runtime.ECS, True)
+    check(peer_in(tree, "/ecs/task1"), Runtime.ECS, False)
 
 
 def test_the_tree_must_show_the_peers_own_cgroup(tree):
