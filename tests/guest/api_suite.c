@@ -298,6 +298,40 @@ static void a_delegated_subtree_names_no_container(void)
 }
 
 /*
+ * A container given its own subtree (a pod that runs systemd, rootless
+ * podman in a pod) may name its cgroups after another pod, and a task's
+ * cgroup given to a user may hold any container's name.  The first pod
+ * below kubepods is the peer's, and the proof looks at the cgroup the
+ * deepest name read was made in.
+ */
+#define POD_A "kubepods/burstable/pod0f3c5d6e-1a2b-4c3d-9e8f-7a6b5c4d3e2f"
+#define POD_B "pod11111111-2222-3333-4444-555555555555"
+
+static void a_container_subtree_names_no_pod(void)
+{
+	struct peercgroup_class c = PEERCGROUP_CLASS_INIT;
+	int fd;
+	pid_t pid;
+
+	SYS(cg_make(POD_A "/ctr"));
+	SYS(chown(CGROOT "/" POD_A "/ctr", DELEGATED_UID, DELEGATED_UID));
+	SYS(user_mkdir(POD_A "/ctr/" POD_B));
+	SYS(accept_peer(POD_A "/ctr/" POD_B, &fd, &pid));
+	CHECK_INT(0, peercgroup_peer_classify(fd, 0, &c));
+	CHECK_INT(PEERCGROUP_RT_KUBERNETES, c.runtime);
+	CHECK(!strcmp(c.pod, "0f3c5d6e-1a2b-4c3d-9e8f-7a6b5c4d3e2f"), "pod \"%s\"", c.pod);
+	CHECK(!(c.flags & PEERCGROUP_CT_UNPROVEN), "flags %#x", c.flags);
+
+	SYS(cg_make("ecs/task1"));
+	SYS(chown(CGROOT "/ecs/task1", DELEGATED_UID, DELEGATED_UID));
+	SYS(user_mkdir("ecs/task1/" HEX64));
+	check_named("ecs/task1/" HEX64, DELEGATED_UID, DELEGATED_UID, true,
+		    PEERCGROUP_RT_ECS, HEX64);
+	SYS(cg_make("ecs/task2/" HEX64));
+	check_named("ecs/task2/" HEX64, 0, 0, false, PEERCGROUP_RT_ECS, HEX64);
+}
+
+/*
  * A daemon whose cgroup namespace is rooted inside a user's service
  * manager (a container started by that user, say) does not see
  * user@UID.service in the path, so nothing in the path says rootless; the
@@ -836,6 +870,7 @@ int main(int argc, char **argv)
 	RUN(a_getters_match_the_kernel);
 	RUN(a_getters_are_connect_time);
 	RUN(a_delegated_subtree_names_no_container);
+	RUN(a_container_subtree_names_no_pod);
 	RUN(a_rootless_seen_from_its_cgroup_namespace);
 	RUN(a_sandbox_hidden_node_says_deviceallow);
 	RUN(a_sandbox_open_before_hiding_keeps_working);
