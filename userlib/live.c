@@ -286,6 +286,7 @@ PCG_HIDDEN int pcg_get_live(int sockfd, unsigned int flags, struct peercgroup_in
 	socklen_t len;
 	pid_t pid;
 	int pidfd = -1, r;
+	bool maybe_cut;
 
 	r = check_socket(sockfd);
 	if (r < 0)
@@ -345,12 +346,17 @@ PCG_HIDDEN int pcg_get_live(int sockfd, unsigned int flags, struct peercgroup_in
 	r = read_proc_cgroup(pid, &info->path);
 	if (r < 0)
 		goto out;
+	/*
+	 * As long as /proc's cut: the module's limit (ENAMETOOLONG) unless
+	 * proven.  Measured before settle_path() takes a " (deleted)" off:
+	 * a live cgroup's name may put one where the cut ends.
+	 */
+	maybe_cut = strlen(info->path) >= PATH_MAX - 1;
 	r = settle_path(info);
 	if (r < 0)
 		goto out;
 	info->path_len = strlen(info->path);
-	/* as long as /proc's cut: the module's limit (ENAMETOOLONG) unless proven */
-	if (info->path_len >= PATH_MAX - 1 &&
+	if (maybe_cut &&
 	    ((info->flags & PEERCGROUP_INFO_CGROUP_REMOVED) ||
 	     !cgroup_holds_thread(info->path, info->pid))) {
 		r = -ENAMETOOLONG;

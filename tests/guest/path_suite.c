@@ -906,18 +906,17 @@ static void one_ns_case(const struct ns_case *k)
 /*
  * The live route reads /proc/PID/cgroup, which 6.1 and later cut at
  * PATH_MAX - 1 bytes without saying so (5.10 says ENAMETOOLONG).  A peer
- * 4,135 bytes deep, whose last name runs past the cut, beside a cgroup
- * named what the cut leaves of it: the live answer must be ENAMETOOLONG,
- * as the module's is, never that neighbour.
+ * 4,135 bytes deep, whose last name, starting with @tag, runs past the
+ * cut: the live answer must be ENAMETOOLONG, as the module's is.  With
+ * @neighbour, beside it is a cgroup named what the cut leaves of it.
  */
-static void p_live_refuses_the_path_proc_cut(void)
+static void live_refuses_a_cut(const char *tag, bool neighbour)
 {
-	static const char tag[] = "lxc.payload.pcgcut";
 	struct peer_ends e = { .lfd = -1, .acc = -1, .cli = -1 };
 	struct chain parent, ct;
 	struct peercgroup_info info = { 0 };
 	char *proc = NULL, *near = NULL;
-	struct stat st;
+	struct stat st = { 0 };
 	size_t keep;
 	int err, r;
 
@@ -928,8 +927,8 @@ static void p_live_refuses_the_path_proc_cut(void)
 	keep = LONGEST - parent.len - 1;	/* of the last name, before the cut */
 	if (!err && !(near = strndup(ct.name[ct.depth], keep)))
 		err = -ENOMEM;
-	if (!err && (mkdirat(parent.fd[parent.depth], near, 0755) ||
-		     fstatat(parent.fd[parent.depth], near, &st, 0)))
+	if (!err && neighbour && (mkdirat(parent.fd[parent.depth], near, 0755) ||
+				  fstatat(parent.fd[parent.depth], near, &st, 0)))
 		err = -errno;
 	if (err) {
 		t_failf(__FILE__, __LINE__, "making the cgroups: %s", strerror(-err));
@@ -941,15 +940,15 @@ static void p_live_refuses_the_path_proc_cut(void)
 	}
 	proc = malloc(PATH_MAX + 64);
 	err = proc ? proc_cgroup_long(e.p.pid, proc, PATH_MAX + 64) : -ENOMEM;
-	printf("# /proc/%d/cgroup: %s, %zu bytes, %s the neighbour's path\n", (int)e.p.pid,
+	printf("# /proc/%d/cgroup: %s, %zu bytes, ending \"%s\"\n", (int)e.p.pid,
 	       strerror(-err), err ? 0 : strlen(proc),
-	       !err && !strncmp(proc, ct.path, LONGEST) && !proc[LONGEST] ? "is" : "is not");
+	       err || strlen(proc) < keep ? "" : proc + strlen(proc) - keep);
 	r = peercgroup_get(e.acc, PEERCGROUP_GET_LIVE, &info);
 	if (r != -ENAMETOOLONG) {
 		t_failf(__FILE__, __LINE__,
-			"live: %d, path of %zu bytes, id %llu; the neighbour's id is %llu", r,
-			info.path ? strlen(info.path) : 0, (unsigned long long)info.cgroup_id,
-			(unsigned long long)st.st_ino);
+			"live: %d, path of %zu bytes, id %llu, flags %#x; the neighbour's id is %llu",
+			r, info.path ? strlen(info.path) : 0, (unsigned long long)info.cgroup_id,
+			info.flags, (unsigned long long)st.st_ino);
 		goto out;
 	}
 	r = peercgroup_get(e.acc, 0, &info);
@@ -959,11 +958,22 @@ out:
 	peercgroup_info_free(&info);
 	ends_close(&e);
 	free(proc);
-	if (near)
+	if (near && neighbour)
 		unlinkat(parent.fd[parent.depth], near, AT_REMOVEDIR);
 	free(near);
 	chain_free(&ct);
 	chain_free(&parent);
+}
+
+static void p_live_refuses_the_path_proc_cut(void)
+{
+	live_refuses_a_cut("lxc.payload.pcgcut", true);
+	/*
+	 * A live cgroup named so that the cut ends in " (deleted)", /proc's
+	 * mark of a removed cgroup: what is left once it is taken off names
+	 * nothing, as a removed cgroup's path does.
+	 */
+	live_refuses_a_cut("pcgcut.xx (deleted)", false);
 }
 
 static void p_cgroup_namespace(void)
