@@ -184,18 +184,21 @@ PCG_HIDDEN int pcg_device_slow(unsigned int *query_flags)
 }
 
 /*
- * A query on *@fd (from pcg_device()) failed.  Returns 1 if *@fd is still
- * the device: the error was the query's.  If not, because the program
- * closed it behind the library's back, forgets it (never closes it: the
- * number may be the program's now), opens the device again into *@fd and
- * returns 0, or returns the error of opening it.
+ * A query on *@fd (from pcg_device()) failed, or is about to be made off
+ * the fast path.  Returns 1 if *@fd is still the device: an error was the
+ * query's.  If not, because the program closed it behind the library's
+ * back, forgets it (never closes it: the number may be the program's
+ * now), opens the device again into *@fd and returns 0, or returns the
+ * error of opening it.
  */
 PCG_HIDDEN int pcg_device_recheck(int *fd)
 {
 	if (is_our_device(*fd))
 		return 1;
 	pthread_mutex_lock(&dev_lock);
-	if (atomic_load_explicit(&cache->fd_plus_one, memory_order_relaxed) == *fd + 1) {
+	/* Another thread may have opened it again at that number meanwhile. */
+	if (atomic_load_explicit(&cache->fd_plus_one, memory_order_relaxed) == *fd + 1 &&
+	    !is_our_device(*fd)) {
 		atomic_store_explicit(&cache->fd_plus_one, 0, memory_order_relaxed);
 		dev_fd = -1;
 	}
@@ -222,11 +225,18 @@ PCG_HIDDEN void pcg_test_set_device(const char *path)
 	pthread_mutex_unlock(&dev_lock);
 }
 
+/*
+ * Called once, before a sandbox hides the node: the cached number must
+ * still be the device (the program may have run closefrom() since).
+ */
 PUBLIC int peercgroup_open_device(void)
 {
-	int fd = pcg_device(NULL);
+	int fd = pcg_device(NULL), r;
 
-	return fd < 0 ? fd : 0;
+	if (fd < 0)
+		return fd;
+	r = pcg_device_recheck(&fd);
+	return r < 0 ? r : 0;
 }
 
 PUBLIC int peercgroup_module_info(struct peercgroup_module *mod)
@@ -240,6 +250,10 @@ PUBLIC int peercgroup_module_info(struct peercgroup_module *mod)
 	fd = pcg_device(NULL);
 	if (fd < 0)
 		return fd;
+	/* Not on a query's path: look before asking, not after a failure. */
+	r = pcg_device_recheck(&fd);
+	if (r < 0)
+		return r;
 	r = module_version(fd, &v);
 	if (r < 0)
 		return r;

@@ -43,10 +43,28 @@ static struct {
 	int32_t pid;
 	uint32_t result_flags;
 	void (*on_closed_fd)(void);	/* runs when a query meets a closed fd */
+	void (*on_fstat_fail)(void);	/* runs when fstat() fails the Nth time */
+	int fstat_fails_before;		/* N - 1 */
 	struct peercgroup_query last;	/* what the library sent last */
 	int wrong_file;			/* an ioctl went to something else */
 	int version_calls, query_calls;
 } fake;
+
+int __real_fstat(int fd, struct stat *st);
+int __wrap_fstat(int fd, struct stat *st);
+int __wrap_fstat(int fd, struct stat *st)
+{
+	int r = __real_fstat(fd, st), e = errno;
+
+	if (r < 0 && fake.on_fstat_fail && fake.fstat_fails_before-- == 0) {
+		void (*fn)(void) = fake.on_fstat_fail;
+
+		fake.on_fstat_fail = NULL;
+		fn();		/* what another thread did meanwhile */
+		errno = e;
+	}
+	return r;
+}
 
 int __wrap_ioctl(int fd, unsigned long req, ...);
 int __wrap_ioctl(int fd, unsigned long req, ...)
@@ -649,6 +667,54 @@ static void test_closed_device_two_threads(void **state)
 	assert_int_equal(fake.wrong_file, 0);
 }
 
+/*
+ * The same, but the other thread opens the device again after this one
+ * found the descriptor closed (its ioctl's check, then the library's own)
+ * and before it takes the lock: it must keep that thread's descriptor,
+ * neither open a third nor leave the reopened one behind.
+ */
+static void test_closed_device_reopened_before_the_lock(void **state)
+{
+	struct peercgroup_info info;
+	int devfd;
+
+	(void)state;
+	open_in_parent(&devfd);
+	close(devfd);
+	fake.fstat_fails_before = 1;
+	fake.on_fstat_fail = other_thread_reopens;
+	assert_int_equal(peercgroup_get(3, 0, &info), 0);
+	assert_string_equal(info.path, "/system.slice/sshd.service");
+	peercgroup_info_free(&info);
+	assert_null(fake.on_fstat_fail);
+	assert_int_equal(device_fd(), devfd);	/* the one reopened, kept */
+	assert_int_equal(fake.version_calls, 2);	/* opened again, once */
+	assert_int_equal(fake.wrong_file, 0);
+}
+
+/* After closefrom(), open_device() and module_info() open it again. */
+static void test_closed_device_open_and_info(void **state)
+{
+	struct peercgroup_module mod;
+	int devfd, other;
+
+	(void)state;
+	open_in_parent(&devfd);
+	close(devfd);
+	assert_int_equal(peercgroup_open_device(), 0);
+	assert_int_equal(device_fd(), devfd);	/* lowest free number again */
+	assert_int_equal(fake.version_calls, 2);
+	close(devfd);
+	other = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(other, devfd);
+	assert_int_equal(peercgroup_module_info(&mod), 0);
+	assert_string_equal(mod.version, "9.8.7-fake");
+	assert_int_equal(fake.wrong_file, 0);	/* never asked the program's file */
+	assert_true(device_fd() >= 0 && device_fd() != other);
+	assert_int_equal(fcntl(other, F_GETFD), FD_CLOEXEC);
+	close(other);
+}
+
 /* A fork child never closes a descriptor the program reused. */
 static void test_fork_keeps_program_fd(void **state)
 {
@@ -1082,7 +1148,9 @@ int main(void)
 		T(test_module_absent), T(test_version), T(test_abi_mismatch),
 		T(test_bad_args), T(test_open_once), T(test_threads),
 		T(test_fork_reopens), T(test_underscore_fork), T(test_raw_clone),
-		T(test_program_closed_device), T(test_closed_device_two_threads), T(test_fork_keeps_program_fd),
+		T(test_program_closed_device), T(test_closed_device_two_threads),
+		T(test_closed_device_reopened_before_the_lock),
+		T(test_closed_device_open_and_info), T(test_fork_keeps_program_fd),
 		T(test_vfork_exec), T(test_getters), T(test_open_device),
 		T(test_strerror), T(test_live),
 	};
