@@ -13,17 +13,22 @@ import (
 // connection: the module's record, its classification, or why neither.
 type Peer struct {
 	Info      Info
-	Container Container // ClassifyPeer(Info); zero Runtime if Err != nil
+	Container Container // ClassifyPeer(Info); Unknown, UID -1, if Err != nil
 	Err       error
+}
+
+// noPeer is the Peer of a connection the module could not answer for: its
+// Container says nothing, and no owner (uid 0 would name root).
+func noPeer(err error) *Peer {
+	return &Peer{Container: Container{Runtime: Unknown, UID: -1}, Err: err}
 }
 
 func peerOf(c *net.UnixConn) *Peer {
 	info, err := Get(c)
-	p := &Peer{Info: info, Err: err}
-	if err == nil {
-		p.Container = ClassifyPeer(info)
+	if err != nil {
+		return noPeer(err)
 	}
-	return p
+	return &Peer{Info: info, Container: ClassifyPeer(info)}
 }
 
 // Listener wraps a *net.UnixListener: Accept asks the module about each
@@ -64,7 +69,7 @@ func ConnContext(ctx context.Context, c net.Conn) context.Context {
 	case *net.UnixConn:
 		p = peerOf(c)
 	default:
-		p = &Peer{Err: &Error{"get", unix.EAFNOSUPPORT}}
+		p = noPeer(&Error{"get", unix.EAFNOSUPPORT})
 	}
 	return context.WithValue(ctx, peerKey{}, p)
 }
