@@ -113,3 +113,29 @@ def test_no_path_only_where_the_module_takes_the_flag(monkeypatch):
         assert sent == [0]
     finally:
         _device.set_device_path(None)
+
+
+def test_a_socket_closed_during_the_query_gets_no_answer(fake):
+    """Another thread closes the socket and an accept() takes its number
+    while the ioctl runs: the answer would be that connection's."""
+    import socket
+    a, b = socket.socketpair()
+    try:
+        def answer(size):
+            fd = a.fileno()
+            a.close()
+            c, d = socket.socketpair()  # takes the number back
+            holder.extend((c, d))
+            assert fd in (c.fileno(), d.fileno())
+            return b"/other.slice", b"\0", 12, 0
+        holder = []
+        fake(answer)
+        with pytest.raises(peercgroup.PeercgroupError) as e:
+            peercgroup.get(a)
+        assert e.value.errno == errno.EBADF
+        for s in holder:
+            s.close()
+    finally:
+        a.close()
+        b.close()
+
