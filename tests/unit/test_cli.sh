@@ -55,5 +55,16 @@ if [ ! -e /dev/peercgroup ]; then
 	check serve-no-module-exit-3 [ "$rc" = 3 ]
 	check serve-no-module-names-fix sh -c "printf '%s' \"\$1\" | grep -q 'modprobe peercgroup'" _ "$err"
 fi
+# a device that speaks no ABI of ours (here /dev/null at the device's path,
+# in a mount namespace of our own): loaded or not, status cannot tell
+if unshare -rm true 2>/dev/null; then
+	json=$(unshare -rm sh -c 'd=$(mktemp -d) && touch "$d/null" &&
+		mount --bind /dev/null "$d/null" && mount -t tmpfs none /dev &&
+		touch /dev/peercgroup && mount --bind "$d/null" /dev/peercgroup &&
+		exec "$1" --json status' _ "$cli")
+	check status-foreign-device-loaded-null sh -c "printf '%s' \"\$1\" | grep -q '\"module_loaded\":null,\"error\":\"EPROTO\"'" _ "$json"
+else
+	echo "# skip status-foreign-device-loaded-null: no user namespace to mount in"
+fi
 echo "# cli: $((n - fails)) passed, $fails failed"
 [ "$fails" = 0 ]

@@ -307,6 +307,8 @@ static int cmd_status(void)
 	unsigned long long v;
 	bool partial;
 	int r = peercgroup_module_info(&m);
+	/* ENOPKG: not loaded; an ABI or other error: loaded or not, unknown */
+	bool loaded = r == 0 || r == -ENODEV || r == -EACCES, known = loaded || r == -ENOPKG;
 
 	names = counter_names();
 	nholders = find_holders(&holders, &partial);
@@ -314,13 +316,16 @@ static int cmd_status(void)
 	if (json) {
 		json_object_begin(&j);
 		json_kv_string(&j, "library_version", peercgroup_library_version());
-		json_kv_bool(&j, "module_loaded", r == 0 || r == -ENODEV || r == -EACCES);
+		json_key(&j, "module_loaded");
+		if (known)
+			json_bool(&j, loaded);
+		else
+			json_null(&j);
 		if (r < 0)
 			json_error(&j, r);
 	} else {
 		printf("library version: %s\n", peercgroup_library_version());
-		printf("module loaded:   %s\n", r == 0 || r == -ENODEV || r == -EACCES ? "yes" :
-		       r == -ENOPKG ? "no" : "unknown");
+		printf("module loaded:   %s\n", loaded ? "yes" : known ? "no" : "unknown");
 		if (r < 0)
 			printf("error:           %s\n", peercgroup_strerror(r));
 	}
