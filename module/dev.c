@@ -14,6 +14,7 @@
 #include <linux/net.h>
 #include <linux/nsproxy.h>
 #include <linux/pid_namespace.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <net/af_unix.h>
@@ -285,6 +286,25 @@ static int pcg_format_path(struct cgroup *cgrp, struct cgroup *ns_root,
 }
 
 /*
+ * Has the process @tgid names exited?  Its leader stays linked to the pid
+ * until it is reaped, so a zombie counts once its last thread is gone, as
+ * pidfd_poll() counts it; a leader that exited before its other threads
+ * has not (delay_group_leader()).
+ */
+static bool pcg_process_exited(struct pid *tgid)
+{
+	struct task_struct *leader;
+	bool exited;
+
+	rcu_read_lock();
+	leader = pid_task(tgid, PIDTYPE_TGID);
+	exited = !leader ||
+		 (READ_ONCE(leader->exit_state) && thread_group_empty(leader));
+	rcu_read_unlock();
+	return exited;
+}
+
+/*
  * PEERCGROUP_IOC_QUERY.  The caller never learns more about a peer than
  * SO_PEERCRED, /proc and its own cgroupfs view would tell it.  A peer
  * whose pid has no number in the caller's pid namespace (SO_PEERCRED
@@ -369,7 +389,7 @@ static long pcg_ioctl_query(void __user *uarg)
 		q.cgroup_id = cgroup_id(cgrp);
 	if (!(READ_ONCE(cgrp->self.flags) & CSS_ONLINE))
 		q.result_flags |= PEERCGROUP_RESULT_CGROUP_REMOVED;
-	if (!pid_has_task(tgid, PIDTYPE_TGID))
+	if (pcg_process_exited(tgid))
 		q.result_flags |= PEERCGROUP_RESULT_PEER_EXITED;
 	if (!(q.flags & PEERCGROUP_QUERY_NO_PATH))
 		err = pcg_format_path(cgrp, ns_root, &q);

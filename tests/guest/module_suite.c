@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -809,6 +810,97 @@ static void t_peer_exits(void)
 	CHECK_INT(PEERCGROUP_RESULT_PEER_EXITED, q.result_flags);
 }
 
+/* The state letter of /proc/PID/stat: 'Z' for a zombie; 0 if unreadable. */
+static char proc_state(pid_t pid)
+{
+	char p[64], buf[512], *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+static void *sleep_forever(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* Connects to @name, then its main thread exits while another sleeps. */
+static void leader_exits_first(const char *name, int ready)
+{
+	pthread_t t;
+	int fd = connect_to(name, SOCK_STREAM);
+
+	if (fd < 0 || pthread_create(&t, NULL, sleep_forever, NULL) ||
+	    write(ready, "r", 1) != 1)
+		_exit(1);
+	pthread_exit(NULL);
+}
+
+/*
+ * A peer that has exited but is not reaped yet (a zombie) has exited, as
+ * pidfd_poll() tells; a group leader that has exited while another thread
+ * of its process runs has not.
+ */
+static void t_zombie_peer_has_exited(void)
+{
+	struct peercgroup_query q;
+	struct server s;
+	char path[256], state = 0, r;
+	int fd = -1, ready[2], i, err;
+	pid_t pid;
+
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(pipe2(ready, O_CLOEXEC));
+	pid = fork();
+	if (pid == 0) {
+		close(ready[0]);
+		leader_exits_first(s.name, ready[1]);
+	}
+	close(ready[1]);
+	SYS(pid);
+	defer_kill(pid);
+	CHECK(read(ready[0], &r, 1) == 1, "the client did not connect");
+	close(ready[0]);
+	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
+	defer_close(fd);
+	for (i = 0; i < 500 && (state = proc_state(pid)) != 'Z'; i++)
+		usleep(10000);
+	CHECK(state == 'Z', "the leader's state is '%c', not Z", state ? state : '?');
+	err = query(fd, &q, path, sizeof(path));
+	CHECK_INT(0, err);
+	CHECK(!(q.result_flags & PEERCGROUP_RESULT_PEER_EXITED),
+	      "flags %#x: exited while a thread still runs", q.result_flags);
+
+	/* every thread gone, the process not reaped: a zombie */
+	SYS(kill(pid, SIGKILL));
+	for (i = 0; i < 500; i++) {
+		err = query(fd, &q, path, sizeof(path));
+		if (err || (q.result_flags & PEERCGROUP_RESULT_PEER_EXITED))
+			break;
+		usleep(10000);
+	}
+	CHECK_INT(0, err);
+	CHECK(q.result_flags & PEERCGROUP_RESULT_PEER_EXITED,
+	      "flags %#x: a zombie not told exited (state '%c')", q.result_flags,
+	      proc_state(pid) ? proc_state(pid) : '?');
+	CHECK_INT(pid, q.pid);
+	server_stop(&s);
+}
+
 /*
  * A new process with the exited peer's pid, in another cgroup, changes
  * nothing: the record is of the connection, not of the pid.
@@ -1480,6 +1572,7 @@ int main(int argc, char **argv)
 	RUN(t_socketpair);
 	RUN(t_peer_moves);
 	RUN(t_peer_exits);
+	RUN(t_zombie_peer_has_exited);
 	RUN(t_pid_reused);
 	RUN(t_pid_namespace);
 	RUN(t_cgroup_removed);

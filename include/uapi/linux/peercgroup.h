@@ -33,7 +33,10 @@
 /* peercgroup_query.result_flags (out) */
 /* The cgroup has been removed (rmdir) since the connection was made. */
 #define PEERCGROUP_RESULT_CGROUP_REMOVED	(1U << 0)
-/* The process that made the connection has exited since. */
+/*
+ * The process that made the connection has exited since: all its threads
+ * are gone, whether or not its parent has reaped it yet (as pidfd_poll()).
+ */
 #define PEERCGROUP_RESULT_PEER_EXITED		(1U << 1)
 
 /**
@@ -73,7 +76,10 @@
  *   EOPNOTSUPP	a datagram socket.
  *   ENOTCONN	not connected, or listening.
  *   ENODATA	no record: the connection was made before the module was
- *		loaded, or its record could not be allocated.
+ *		loaded, or its record could not be allocated; on the client
+ *		end, also when the module cannot prove which cgroup the
+ *		listener's credentials were set from (it listened before the
+ *		module was loaded, or a listen() it could not follow ran).
  *   EREMOTE	withheld: the peer is outside the caller's namespaces (above);
  *		nothing is written back.
  *   ERANGE	@path_size < @path_len + 1 (the other out fields are filled).
@@ -87,6 +93,8 @@
  *   E2BIG	@size above a page, or non-zero bytes the module does not know.
  *   ENOTTY	an unknown ioctl command.
  * Nothing but ERANGE and ENAMETOOLONG writes to the argument on failure.
+ * (EFAULT on writing the argument back may follow a path written to
+ * @path.)
  */
 struct peercgroup_query {
 	__u32 size;
