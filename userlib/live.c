@@ -100,7 +100,8 @@ static int read_proc_cgroup(pid_t pid, char **path)
 
 	snprintf(fn, sizeof(fn), "/proc/%d/cgroup", (int)pid);
 	r = proc_line(fn, "0::", path);
-	if (r == -ENOENT)
+	/* gone, or hidden from us by hidepid= (EPERM, EACCES): not visible */
+	if (r == -ENOENT || r == -EPERM || r == -EACCES)
 		return -ESRCH;
 	return r == -ENODATA ? -ENOMEDIUM : r;	/* no cgroup v2 line */
 }

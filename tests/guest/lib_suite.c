@@ -226,6 +226,31 @@ static void t_live_peer_of_another_uid(void)
 	t_in_child(live_as_nobody, &fd);
 }
 
+/* A /proc that hides others' processes (hidepid=1): the peer is not visible. */
+static void live_behind_hidepid(void *arg)
+{
+	struct peercgroup_info info;
+	int fd = *(int *)arg;
+
+	SYS(unshare(CLONE_NEWNS));
+	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	SYS(mount("proc", "/proc", "proc", 0, "hidepid=1"));
+	SYS(setgroups(0, NULL));
+	SYS(setresgid(65534, 65534, 65534));
+	SYS(setresuid(65534, 65534, 65534));
+	CHECK_INT(-ESRCH, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
+	CHECK(info.path == NULL && info.cgroup_id == 0, "info not zeroed");
+}
+
+static void t_live_behind_hidepid(void)
+{
+	struct client c;
+	int fd;
+
+	SYS(fd = accept_client(&c, CG_CLIENT));
+	t_in_child(live_behind_hidepid, &fd);
+}
+
 /*
  * /proc marks a removed cgroup with " (deleted)", which a live cgroup's
  * name may also end in.  A peer in a removed cgroup (only an exiting one
@@ -589,6 +614,7 @@ int main(int argc, char **argv)
 	RUN(t_live_answer);
 	RUN(t_live_recycled_pid);
 	RUN(t_live_peer_of_another_uid);
+	RUN(t_live_behind_hidepid);
 	RUN(t_live_removed_cgroup);
 	RUN(t_live_deleted_in_a_name);
 	RUN(t_live_in_cgroup_namespace);
