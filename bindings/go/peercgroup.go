@@ -95,16 +95,33 @@ func GetFd(fd int, opts ...Option) (Info, error) {
 }
 
 // query fills q with one PEERCGROUP_IOC_QUERY; buf (may be nil) is the
-// path buffer.
+// path buffer.  A device descriptor the program closed is opened again,
+// and the query asked once more, as in C.
 func query(dfd, sockfd int, flags uint32, buf []byte, q *rawQuery) syscall.Errno {
-	*q = rawQuery{Size: uint32(unsafe.Sizeof(*q)), Flags: flags, Sockfd: int32(sockfd)}
-	if len(buf) > 0 {
-		q.PathSize = uint32(len(buf))
-		q.Path = uint64(uintptr(unsafe.Pointer(&buf[0])))
+	for retried := false; ; retried = true {
+		*q = rawQuery{Size: uint32(unsafe.Sizeof(*q)), Flags: flags, Sockfd: int32(sockfd)}
+		if len(buf) > 0 {
+			q.PathSize = uint32(len(buf))
+			q.Path = uint64(uintptr(unsafe.Pointer(&buf[0])))
+		}
+		e := queryIoctl(dfd, iocQuery, unsafe.Pointer(q))
+		runtime.KeepAlive(buf)
+		// What a closed or foreign descriptor answers: still ours?
+		if e == 0 || retried || (e != unix.EBADF && e != unix.ENOTTY && e != unix.EINVAL) {
+			return mapQueryErrno(e)
+		}
+		fd, ours, oe := recheck(dfd)
+		// The device's own answer, unless EBADF: another goroutine may
+		// have opened the device again at the number that failed.  A bad
+		// socket answers EBADF twice.
+		if ours && e != unix.EBADF {
+			return mapQueryErrno(e)
+		}
+		if oe != 0 {
+			return oe
+		}
+		dfd = fd
 	}
-	e := queryIoctl(dfd, iocQuery, unsafe.Pointer(q))
-	runtime.KeepAlive(buf)
-	return mapQueryErrno(e)
 }
 
 // Path buffers of PATH_MAX bytes, reused: a query needs one only until its

@@ -30,8 +30,13 @@ func fakeModule(t *testing.T, answer func(q *rawQuery) fakeAnswer) *int {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		t.Fatal(err)
+	}
 	setDevicePath("")
 	dev.mu.Lock()
+	dev.rdev, dev.ino = uint64(st.Rdev), uint64(st.Ino)
 	dev.fd.Store(int32(fd))
 	dev.queryFlags = queryNoPath
 	dev.mu.Unlock()
@@ -142,5 +147,91 @@ func TestGetERANGEIsEPROTO(t *testing.T) {
 		if *calls != 1 {
 			t.Errorf("%s: %d ioctls, want 1", c.name, *calls)
 		}
+	}
+}
+
+// asTheKernel puts the kernel's side of a descriptor in front of the fake
+// module: a closed one is EBADF, any file but a character device ENOTTY
+// (counted in *wrong); the device opened again is /dev/null, whose
+// version the fake module answers.
+func asTheKernel(t *testing.T) (wrong *int) {
+	t.Helper()
+	wrong = new(int)
+	inner := queryIoctl
+	queryIoctl = func(fd int, req uintptr, arg unsafe.Pointer) syscall.Errno {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) != nil {
+			return unix.EBADF
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFCHR {
+			*wrong++
+			return unix.ENOTTY
+		}
+		return inner(fd, req, arg)
+	}
+	versionIoctl = func(fd int, req uintptr, arg unsafe.Pointer) syscall.Errno {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) != nil {
+			return unix.EBADF
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFCHR {
+			*wrong++
+			return unix.ENOTTY
+		}
+		v := (*rawVersion)(arg)
+		v.ABIVersion, v.QueryFlags = abiVersion, queryNoPath
+		copy(v.ModuleVersion[:], "9.8.7-fake")
+		return 0
+	}
+	dev.path = "/dev/null"
+	t.Cleanup(func() { versionIoctl = ioctl })
+	return wrong
+}
+
+// The program closes the package's descriptor (a daemon's closefrom) and
+// a file of its own takes the number: the next query opens the device
+// again and answers, and the program's file stays open, as in C.
+func TestProgramClosedDevice(t *testing.T) {
+	const path = "/system.slice/sshd.service"
+	fakeModule(t, wellBehaved(path))
+	wrong := asTheKernel(t)
+	old := int(dev.fd.Load())
+	unix.Close(old)
+	other, err := unix.Open("/proc/self/status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil || other != old {
+		t.Fatalf("the program's file at %d, not %d: %v", other, old, err)
+	}
+	defer unix.Close(other)
+	if info, err := GetFd(0); err != nil || info.Path != path {
+		t.Fatalf("after the program closed it: %q, %v", info.Path, err)
+	}
+	if *wrong != 1 {
+		t.Errorf("%d ioctls reached the program's file, want 1", *wrong)
+	}
+	var st unix.Stat_t
+	if unix.Fstat(other, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		t.Errorf("the program's file was closed")
+	}
+	// closed and not reused: EBADF is the descriptor's, not the socket's
+	now := int(dev.fd.Load())
+	if now < 0 || now == other {
+		t.Fatalf("device at %d", now)
+	}
+	unix.Close(now)
+	if _, err := GetFd(0); err != nil {
+		t.Errorf("after a second close: %v", err)
+	}
+	// ModuleInfo looks first: it never asks the program's file
+	unix.Close(int(dev.fd.Load()))
+	*wrong = 0
+	third, _ := unix.Open("/proc/self/status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	defer unix.Close(third)
+	if m, err := ModuleInfo(); err != nil || m.Version != "9.8.7-fake" || *wrong != 0 {
+		t.Errorf("ModuleInfo: %+v, %v, %d asked the program's file", m, err, *wrong)
+	}
+	// the module's own EBADF (a bad socket) is passed on, after one check
+	fakeModule(t, func(q *rawQuery) fakeAnswer { return fakeAnswer{errno: unix.EBADF} })
+	if _, err := GetFd(0); !errors.Is(err, unix.EBADF) {
+		t.Errorf("a bad socket: %v, want EBADF", err)
 	}
 }
