@@ -15,15 +15,27 @@ _lock = threading.Lock()
 _buffers = threading.local()
 _fd = -1
 _query_flags = 0
+_dev = (0, 0)  # (st_rdev, st_ino) of _fd, to know it again
 _path = _abi.DEVICE_PATH
+
+
+def _is_ours(fd):
+    """Is fd still the device this process opened?"""
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return False
+    return stat.S_ISCHR(st.st_mode) and (st.st_rdev, st.st_ino) == _dev
 
 
 def _forget_in_child():
     # The descriptor is inherited but must not be shared with the parent's
-    # bookkeeping; the child reopens lazily.
+    # bookkeeping; the child reopens lazily.  It is closed only if it is
+    # still the device: the program may have closed it and reused the
+    # number.
     global _fd, _lock
     _lock = threading.Lock()
-    if _fd >= 0:
+    if _fd >= 0 and _is_ours(_fd):
         os.close(_fd)
     _fd = -1
 
@@ -63,7 +75,7 @@ def _module_loaded():
 
 def device():
     """The open device descriptor; raises if there is none (not cached)."""
-    global _fd, _query_flags
+    global _fd, _query_flags, _dev
     fd = _fd
     if fd >= 0:
         return fd
@@ -75,21 +87,58 @@ def device():
         except OSError as e:
             raise error(map_open_errno(e.errno, _path == _abi.DEVICE_PATH and _module_loaded())) from None
         try:
-            if not stat.S_ISCHR(os.fstat(fd).st_mode):
+            st = os.fstat(fd)
+            if not stat.S_ISCHR(st.st_mode):
                 raise error(errno.ENOPKG)  # a stray file, not a device node
             _query_flags = _version(fd)[3]
         except BaseException:
             os.close(fd)
             raise
+        _dev = (st.st_rdev, st.st_ino)
         _fd = fd
         return fd
+
+
+def _recheck(fd):
+    """A query on fd (from device()) failed, or is about to be made off the
+    fast path: (fd, True) if fd is still the device (an error was the
+    query's).  If not, because the program closed it (a daemon closing its
+    descriptors), it is forgotten, never closed (the number may be the
+    program's now), and the device opened again: (new fd, False).  As
+    pcg_device_recheck() in C."""
+    global _fd
+    if _is_ours(fd):
+        return fd, True
+    with _lock:
+        # another thread may have opened it again at that number meanwhile
+        if _fd == fd and not _is_ours(fd):
+            _fd = -1
+    return device(), False
+
+
+def _query_ioctl(dfd, q):
+    """One PEERCGROUP_IOC_QUERY, asked once more on a device descriptor
+    the program closed and the device opened again, as in C."""
+    e = _ioctl(dfd, _abi.IOC_QUERY, q)
+    # what a closed or foreign descriptor answers: still ours?
+    if e not in (errno.EBADF, errno.ENOTTY, errno.EINVAL):
+        return e
+    first = bytes(q)
+    dfd, ours = _recheck(dfd)
+    # The device's own answer, unless EBADF: another thread may have
+    # opened the device again at the number that failed.  A bad socket
+    # answers EBADF twice.
+    if ours and e != errno.EBADF:
+        return e
+    q[:] = first
+    return _ioctl(dfd, _abi.IOC_QUERY, q)
 
 
 def set_device_path(path=None):
     """Use another device node (None: /dev/peercgroup).  Tests only."""
     global _fd, _path
     with _lock:
-        if _fd >= 0:
+        if _fd >= 0 and _is_ours(_fd):
             os.close(_fd)
         _fd = -1
         _path = path or _abi.DEVICE_PATH
@@ -107,7 +156,8 @@ class Module:
 
 def module_info():
     """Describe the loaded module; ModuleNotLoadedError if there is none."""
-    v = _version(device())
+    # not on a query's path: look before asking, not after a failure
+    v = _version(_recheck(device())[0])
     return Module(v[1], v[2], v[3], v[4], v[5].split(b"\0", 1)[0].decode("ascii", "replace"))
 
 
@@ -118,7 +168,7 @@ def query(sockfd, no_path):
     if no_path and _query_flags & _abi.QUERY_NO_PATH:
         _abi.QUERY.pack_into(q, 0, _abi.QUERY.size, _abi.QUERY_NO_PATH, sockfd,
                              0, 0, 0, 0, 0, 0, 0)
-        e = _ioctl(dfd, _abi.IOC_QUERY, q)
+        e = _query_ioctl(dfd, q)
         if e:
             raise error(map_query_errno(e))
         f = _abi.QUERY.unpack(q)
@@ -135,7 +185,7 @@ def query(sockfd, no_path):
         addr, size = buf.buffer_info()
         _abi.QUERY.pack_into(q, 0, _abi.QUERY.size, 0, sockfd, size, addr,
                              0, 0, 0, 0, 0)
-        e = _ioctl(dfd, _abi.IOC_QUERY, q)
+        e = _query_ioctl(dfd, q)
         if e == errno.ERANGE:
             raise error(errno.EPROTO)  # the module broke the ABI's promise
         if e:

@@ -37,7 +37,9 @@ class FakeModule:
 @pytest.fixture
 def fake(monkeypatch):
     fd = os.open("/dev/null", os.O_RDONLY | os.O_CLOEXEC)
+    st = os.fstat(fd)
     monkeypatch.setattr(_device, "_fd", fd)
+    monkeypatch.setattr(_device, "_dev", (st.st_rdev, st.st_ino), raising=False)
     monkeypatch.setattr(_device, "_query_flags", _abi.QUERY_NO_PATH)
 
     def install(answer):
@@ -138,4 +140,89 @@ def test_a_socket_closed_during_the_query_gets_no_answer(fake):
     finally:
         a.close()
         b.close()
+
+
+class AsTheKernel:
+    """The kernel's side of a descriptor in front of a fake module: a
+    closed one is EBADF, any file but a character device ENOTTY (counted);
+    the version ioctl is answered too, so /dev/null opens as the device."""
+
+    def __init__(self, module):
+        self.module = module
+        self.wrong = 0
+
+    def ioctl(self, fd, req, buf):
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            return errno.EBADF
+        if not (st.st_mode & 0o170000 == 0o020000):
+            self.wrong += 1
+            return errno.ENOTTY
+        if req == _abi.IOC_VERSION:
+            _abi.VERSION.pack_into(buf, 0, _abi.VERSION.size, _abi.ABI_VERSION, 0,
+                                   _abi.QUERY_NO_PATH, _abi.QUERY.size, b"9.8.7-fake")
+            return 0
+        return self.module.ioctl(fd, req, buf)
+
+
+def test_a_device_the_program_closed_is_opened_again(fake, monkeypatch):
+    """A daemon closes every descriptor, and a file of its own takes the
+    number: the next query opens the device again and answers; the
+    program's file stays open; module_info() never asks it.  As in C."""
+    k = AsTheKernel(fake(well_behaved(b"/system.slice/sshd.service")))
+    monkeypatch.setattr(_device, "_ioctl", k.ioctl)
+    monkeypatch.setattr(_device, "_path", "/dev/null")
+    old = _device._fd
+    os.close(old)
+    other = os.open("/proc/self/status", os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        assert other == old
+        assert peercgroup.get(0).path == "/system.slice/sshd.service"
+        assert k.wrong == 1
+        os.fstat(other)  # still open
+        assert _device._fd not in (-1, other)
+        os.close(_device._fd)
+        assert peercgroup.get(0).path == "/system.slice/sshd.service"
+        os.close(_device._fd)
+        third = os.open("/proc/self/status", os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            k.wrong = 0
+            assert peercgroup.module_info().version == "9.8.7-fake"
+            assert k.wrong == 0
+        finally:
+            os.close(third)
+    finally:
+        os.close(other)
+
+
+def test_a_bad_socket_is_ebadf_after_one_check(fake):
+    def answer(size):
+        return b"", b"\0", 0, errno.EBADF
+    m = fake(answer)
+    with pytest.raises(peercgroup.PeercgroupError) as e:
+        peercgroup.get(0)
+    assert e.value.errno == errno.EBADF
+    assert m.calls == 2  # the device checked, the socket asked again
+
+
+def test_a_fork_child_keeps_the_programs_descriptor(fake):
+    """The at-fork handler closes the inherited descriptor only if it is
+    still the device: the program may have reused the number."""
+    old = _device._fd
+    os.close(old)
+    other = os.open("/proc/self/status", os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        assert other == old
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.fstat(other)
+                os._exit(0)
+            except OSError:
+                os._exit(1)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0, "the child's fd was closed"
+    finally:
+        os.close(other)
 
