@@ -47,22 +47,35 @@ $(CLASSIFY_DIFF): $(B)/bindings/classify-dump bindings/tests/classify-paths.py t
 		$(CLASSIFY_DIFF_PATHS) $(CLASSIFY_DIFF_SEED) | $(B)/bindings/classify-dump >$@.tmp
 	mv $@.tmp $@
 
+# Message parity: the C library's peercgroup_strerror() texts, which the
+# Go and Python packages must give too.
+MESSAGES := $(B)/bindings/messages.tsv
+$(B)/bindings/strerror-dump: bindings/tests/strerror-dump.c $(B)/bindings/classify-dump
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -I$(CURDIR)/userlib -I$(CURDIR)/include/uapi \
+		-o $@ $< $(B)/userlib/libpeercgroup.a
+
+$(MESSAGES): $(B)/bindings/strerror-dump
+	$< >$@.tmp
+	mv $@.tmp $@
+
 go-tree:
 	bindings/go/offline-tree.sh $(CURDIR) $(GO_TREE)
 
-check-go: go-tree $(CLASSIFY_DIFF)
+check-go: go-tree $(CLASSIFY_DIFF) $(MESSAGES)
 	@bad=$$(gofmt -l bindings/go examples/go-api-socket); \
 	 [ -z "$$bad" ] || { echo "gofmt: reformat $$bad" >&2; exit 1; }
 	cd $(GO_TREE)/bindings/go && $(GO_ENV) $(GO) vet . && \
-		PEERCGROUP_CLASSIFY_DIFF=$(CLASSIFY_DIFF) $(GO_ENV) $(GO) test -count=1 .
+		PEERCGROUP_CLASSIFY_DIFF=$(CLASSIFY_DIFF) PEERCGROUP_MESSAGES=$(MESSAGES) \
+		$(GO_ENV) $(GO) test -count=1 .
 	cd $(GO_TREE)/examples/go-api-socket && $(GO_ENV) $(GO) vet . && \
 		$(GO_ENV) $(GO) build -o $(GO_TREE)/go-api-socket .
 
 # pytest on the source tree; then "pip install" as a user would, from a
 # copy (setuptools writes build/ and *.egg-info beside pyproject.toml),
 # without network or build isolation, into a scratch venv.
-check-python: $(CLASSIFY_DIFF)
+check-python: $(CLASSIFY_DIFF) $(MESSAGES)
 	PEERCGROUP_SRC=$(CURDIR) PEERCGROUP_CLASSIFY_DIFF=$(CLASSIFY_DIFF) \
+		PEERCGROUP_MESSAGES=$(MESSAGES) \
 		$(PYTHON) -m pytest -q -p no:cacheprovider bindings/python/tests
 	rm -rf $(B)/python && mkdir -p $(B)/python
 	cp -rL bindings/python $(B)/python/src

@@ -55,19 +55,31 @@ var (
 )
 
 // The C library's peercgroup_strerror() texts, so that a Go daemon and a C
-// daemon log the same words.
+// daemon log the same words (make check-bindings compares them).
 func message(e syscall.Errno) string {
 	switch e {
 	case unix.ENOPKG:
-		return "peercgroup kernel module is not loaded (no /dev/peercgroup)"
+		return "peercgroup kernel module is not loaded (no /dev/peercgroup): " +
+			"run 'modprobe peercgroup'; if that fails, 'dkms status peercgroup'"
 	case unix.ENODEV:
-		return "peercgroup module is loaded but /dev/peercgroup is not visible here"
+		return "peercgroup module is loaded but /dev/peercgroup is not visible here " +
+			"(a sandboxed service? with PrivateDevices=yes add BindReadOnlyPaths=/dev/peercgroup " +
+			"and DeviceAllow=/dev/peercgroup r, or open the device before sandboxing: " +
+			"peercgroup_open_device())"
 	case unix.EACCES:
-		return "permission denied opening /dev/peercgroup"
+		return "permission denied opening /dev/peercgroup (a service with " +
+			"DevicePolicy= or PrivateDevices= needs DeviceAllow=/dev/peercgroup r; " +
+			"the node itself is mode 0666)"
 	case unix.EPROTO:
-		return "peercgroup module speaks an incompatible ABI"
+		return "peercgroup module speaks an incompatible ABI " +
+			"(library and module from different releases? 'dkms status peercgroup')"
 	case unix.ENODATA:
 		return "no cgroup record for this connection (made before the module was loaded?)"
+	case unix.EREMOTE:
+		return "withheld: the peer is outside both this process's pid and cgroup " +
+			"namespaces, so the kernel would not tell it either"
+	case unix.ENXIO:
+		return "the peer's cgroup names no such unit, owner, machine or container"
 	case unix.ENOTCONN:
 		return "socket is not connected (or is listening)"
 	case unix.EOPNOTSUPP:
@@ -78,12 +90,18 @@ func message(e syscall.Errno) string {
 		return "file descriptor is not a socket"
 	case unix.EBADF:
 		return "bad file descriptor"
+	case unix.ESRCH:
+		return "peer process is gone or not visible (live query)"
+	case unix.ENOMEDIUM:
+		return "peer process has no cgroup v2 membership (live query)"
 	case unix.EINVAL:
 		return "invalid argument"
 	case unix.ENOMEM:
 		return "out of memory"
 	case unix.EFAULT:
 		return "bad address"
+	case unix.ENAMETOOLONG:
+		return "the peer's cgroup path does not fit in PATH_MAX"
 	}
 	return e.Error()
 }

@@ -8,6 +8,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -157,4 +159,39 @@ func unixConnPair(t testing.TB) (*net.UnixConn, *net.UnixConn) {
 		conns[i] = c.(*net.UnixConn)
 	}
 	return conns[0], conns[1]
+}
+
+// The C library's peercgroup_strerror() texts, which make check-bindings
+// dumps from it: the same words for every errno it has one for, and none
+// of the package's own for any other.
+func TestMessagesAreTheCLibrarys(t *testing.T) {
+	fn := os.Getenv("PEERCGROUP_MESSAGES")
+	if fn == "" {
+		t.Skip("make check-bindings passes PEERCGROUP_MESSAGES")
+	}
+	data, err := os.ReadFile(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := map[syscall.Errno]string{}
+	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		num, text, ok := strings.Cut(line, "\t")
+		n, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			t.Fatalf("%s: bad line %q", fn, line)
+		}
+		c[syscall.Errno(n)] = text
+	}
+	if len(c) < 10 {
+		t.Fatalf("%s: %d messages", fn, len(c))
+	}
+	for e := syscall.Errno(1); e < 4096; e++ {
+		want, ok := c[e]
+		if !ok {
+			want = e.Error()
+		}
+		if got := message(e); got != want {
+			t.Errorf("errno %d: %q, C says %q", int(e), got, want)
+		}
+	}
 }

@@ -3,21 +3,34 @@
 import errno as _errno
 
 # The C library's peercgroup_strerror() texts, so that Python and C
-# daemons log the same words.
+# daemons log the same words (make check-bindings compares them).
 _MESSAGES = {
-    _errno.ENOPKG: "peercgroup kernel module is not loaded (no /dev/peercgroup)",
-    _errno.ENODEV: "peercgroup module is loaded but /dev/peercgroup is not visible here",
-    _errno.EACCES: "permission denied opening /dev/peercgroup",
-    _errno.EPROTO: "peercgroup module speaks an incompatible ABI",
+    _errno.ENOPKG: "peercgroup kernel module is not loaded (no /dev/peercgroup): "
+                   "run 'modprobe peercgroup'; if that fails, 'dkms status peercgroup'",
+    _errno.ENODEV: "peercgroup module is loaded but /dev/peercgroup is not visible here "
+                   "(a sandboxed service? with PrivateDevices=yes add BindReadOnlyPaths=/dev/peercgroup "
+                   "and DeviceAllow=/dev/peercgroup r, or open the device before sandboxing: "
+                   "peercgroup_open_device())",
+    _errno.EACCES: "permission denied opening /dev/peercgroup (a service with "
+                   "DevicePolicy= or PrivateDevices= needs DeviceAllow=/dev/peercgroup r; "
+                   "the node itself is mode 0666)",
+    _errno.EPROTO: "peercgroup module speaks an incompatible ABI "
+                   "(library and module from different releases? 'dkms status peercgroup')",
     _errno.ENODATA: "no cgroup record for this connection (made before the module was loaded?)",
+    _errno.EREMOTE: "withheld: the peer is outside both this process's pid and cgroup "
+                    "namespaces, so the kernel would not tell it either",
+    _errno.ENXIO: "the peer's cgroup names no such unit, owner, machine or container",
     _errno.ENOTCONN: "socket is not connected (or is listening)",
     _errno.EOPNOTSUPP: "not a stream or seqpacket socket (datagram sockets have no peer record)",
     _errno.EAFNOSUPPORT: "not an AF_UNIX socket",
     _errno.ENOTSOCK: "file descriptor is not a socket",
     _errno.EBADF: "bad file descriptor",
+    _errno.ESRCH: "peer process is gone or not visible (live query)",
+    _errno.ENOMEDIUM: "peer process has no cgroup v2 membership (live query)",
     _errno.EINVAL: "invalid argument",
     _errno.ENOMEM: "out of memory",
     _errno.EFAULT: "bad address",
+    _errno.ENAMETOOLONG: "the peer's cgroup path does not fit in PATH_MAX",
 }
 
 

@@ -95,3 +95,20 @@ def test_version_is_the_projects():
     from conftest import project_file
     with open(project_file("VERSION")) as f:
         assert peercgroup.__version__ == f.read().strip()
+
+
+MESSAGES = os.environ.get("PEERCGROUP_MESSAGES")
+
+
+@pytest.mark.skipif(not MESSAGES, reason="make check-bindings passes PEERCGROUP_MESSAGES")
+def test_messages_are_the_c_librarys():
+    """The C library's peercgroup_strerror() texts, dumped from it: the same
+    words for every errno it has one for, and none of our own for any other."""
+    c = {}
+    with open(MESSAGES, encoding="utf-8") as f:
+        for line in f:
+            num, text = line.rstrip("\n").split("\t", 1)
+            c[int(num)] = text
+    assert len(c) >= 10
+    for e in range(1, 4096):
+        assert peercgroup.strerror(e) == c.get(e, os.strerror(e)), e
