@@ -7,6 +7,7 @@ directory beside it chose it.  systemd hands a delegated subtree
 and the cgroups that user makes below are the user's: any name.  Only a
 name whose parent cgroup root owns, and nobody else may write, is root's.
 """
+import ctypes
 import os
 import stat
 
@@ -20,16 +21,35 @@ _test_root = None
 _test_root_uid = 0
 
 
-def _cgroup2_dir():
-    """Where this process sees cgroup v2, or None.  (os has no statfs():
-    a cgroup2 mount is told by its root's cgroup.controllers file, which
-    only cgroup v2 directories have, beside no "tasks" file (v1's).)"""
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _fs_type(fd):
+    """fstatfs(fd).f_type (os has no statfs()), or None.  f_type is the
+    first member of struct statfs, a long on Linux; the buffer is larger
+    than the struct on every architecture."""
+    buf = ctypes.create_string_buffer(512)
+    if _libc.fstatfs(fd, buf) != 0:
+        return None
+    return ctypes.c_long.from_buffer(buf).value
+
+
+def _cgroup2_open():
+    """An O_PATH fd of where this process sees cgroup v2, by the mount's
+    type alone (as C's pcg_cgroup2_open()), or None."""
     if _test_root is not None:
-        return os.fsencode(_test_root)
+        try:
+            return os.open(_test_root, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            return None
     for d in CGROUP2_DIRS:
-        if (os.path.isfile(d + "/cgroup.controllers")
-                and not os.path.exists(d + "/tasks")):
-            return os.fsencode(d)
+        try:
+            fd = os.open(d, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            continue
+        if _fs_type(fd) == CGROUP2_MAGIC:
+            return fd
+        os.close(fd)
     return None
 
 
@@ -51,12 +71,10 @@ def _name_proven(path, named, cgroup_id):
     read from mountinfo: path leads to the peer's cgroup only if the
     directory's inode is its id, and then every prefix of path leads to one
     of its ancestors.  Owners are as this process sees them."""
-    top = _cgroup2_dir()
-    if top is None or not cgroup_id or named == b"/.." or named.startswith(b"/../"):
+    if not cgroup_id or named == b"/.." or named.startswith(b"/../"):
         return False
-    try:
-        top_fd = os.open(top, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
+    top_fd = _cgroup2_open()
+    if top_fd is None:
         return False
     try:
         st = _is_dir(top_fd, path)

@@ -125,3 +125,16 @@ def test_a_record_without_a_path_is_unknown():
     # get(no_path=True) gives no path: nothing to classify, as Go's ClassifyPeer says
     ct = peercgroup.classify_peer(Info(1234, None, 1, peercgroup.Flags(0)))
     assert ct.runtime == Runtime.UNKNOWN and ct.uid == -1 and not ct.flags
+
+
+def test_only_a_cgroup2_mount_is_looked_at(tmp_path, monkeypatch):
+    """A directory that merely looks like cgroup v2 (a cgroup.controllers
+    file, no tasks) on another file system proves nothing: the mount is
+    told by its type, as in C and Go."""
+    (tmp_path / "cgroup.controllers").write_text("")
+    monkeypatch.setattr(_owner, "CGROUP2_DIRS", (str(tmp_path),))
+    monkeypatch.setattr(_owner, "_test_root_uid", os.getuid())
+    d = tmp_path / "lxc.payload.web"
+    d.mkdir()
+    info = Info(cgroup_id=d.stat().st_ino, path="/lxc.payload.web", pid=1, flags=peercgroup.Flags(0))
+    check(info, Runtime.LXC, True)
