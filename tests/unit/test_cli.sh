@@ -55,6 +55,24 @@ if [ ! -e /dev/peercgroup ]; then
 	check serve-no-module-exit-3 [ "$rc" = 3 ]
 	check serve-no-module-names-fix sh -c "printf '%s' \"\$1\" | grep -q 'modprobe peercgroup'" _ "$err"
 fi
+# serve replaces a stale socket file, never one a server listens on
+# (--live needs no module)
+sock=$(mktemp -u /tmp/pcg-cli-XXXXXX)
+"$cli" --live serve "$sock" 2>/dev/null &
+first=$!
+i=0; while [ ! -S "$sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+timeout 5 "$cli" --live serve "$sock" >/dev/null 2>&1; rc=$?
+check serve-keeps-a-live-socket [ "$rc" = 6 ]
+check serve-first-still-listening kill -0 "$first"
+kill "$first"; wait "$first" 2>/dev/null
+check serve-stale-left-behind [ -S "$sock" ]
+"$cli" --live --count 1 serve "$sock" >/dev/null 2>&1 &
+second=$!
+i=0; while ! "$cli" --live ask "$sock" >/dev/null 2>&1 && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+wait "$second"; rc=$?
+check serve-replaces-a-stale-socket [ "$rc" = 0 ]
+rm -f "$sock"
+
 # a device that speaks no ABI of ours (here /dev/null at the device's path,
 # in a mount namespace of our own): loaded or not, status cannot tell
 if unshare -rm true 2>/dev/null; then

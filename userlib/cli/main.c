@@ -500,6 +500,19 @@ static socklen_t make_addr(const char *path, struct sockaddr_un *sa)
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + (path[0] != '@'));
 }
 
+/* Does a server accept connections at @sa?  Only then is its file live. */
+static bool socket_listened_on(const struct sockaddr_un *sa, socklen_t len, bool seqpacket)
+{
+	int fd = socket(AF_UNIX, (seqpacket ? SOCK_SEQPACKET : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+	bool live;
+
+	if (fd < 0)
+		return true;	/* cannot tell: leave it */
+	live = connect(fd, (const struct sockaddr *)sa, len) == 0 || errno != ECONNREFUSED;
+	close(fd);
+	return live;
+}
+
 static int cmd_serve(const char *path)
 {
 	struct sockaddr_un sa;
@@ -522,8 +535,10 @@ static int cmd_serve(const char *path)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	fd = socket(AF_UNIX, (seqpacket ? SOCK_SEQPACKET : SOCK_STREAM) | SOCK_CLOEXEC, 0);
-	/* Replace a stale socket of an earlier run, never any other file. */
-	if (path[0] != '@' && lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+	/* Replace a stale socket of an earlier run, never any other file, nor
+	 * a socket someone still listens on (EADDRINUSE below). */
+	if (path[0] != '@' && lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	    !socket_listened_on(&sa, len, seqpacket))
 		unlink(path);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, len) < 0 || listen(fd, 16) < 0) {
 		fprintf(stderr, "peercgroup: cannot listen on %s: %s\n", path, strerror(errno));
