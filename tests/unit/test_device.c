@@ -643,53 +643,50 @@ static void other_thread_reopens(void)
 }
 
 /*
- * Two threads meet the descriptor the program closed.  The first opens
- * the device again, at the same number; the second's EBADF came from the
- * old descriptor, not from its socket, although the number is the
- * device's again when it looks: it asks once more rather than answer
- * EBADF.
+ * The program closed the descriptor, and another thread opens the device
+ * again, at the same number, when *@hook (set here) runs: this thread's
+ * query answers from that descriptor, and neither opens a third nor
+ * leaves the reopened one behind.
  */
-static void test_closed_device_two_threads(void **state)
+static void closed_and_reopened_when(void (**hook)(void))
 {
 	struct peercgroup_info info;
 	int devfd;
 
-	(void)state;
 	open_in_parent(&devfd);
 	close(devfd);
-	fake.on_closed_fd = other_thread_reopens;
+	*hook = other_thread_reopens;
 	assert_int_equal(peercgroup_get(3, 0, &info), 0);
 	assert_string_equal(info.path, "/system.slice/sshd.service");
 	peercgroup_info_free(&info);
-	assert_null(fake.on_closed_fd);
+	assert_null(*hook);
 	assert_int_equal(device_fd(), devfd);	/* the same number, reopened */
 	assert_int_equal(fake.version_calls, 2);	/* opened again, once */
 	assert_int_equal(fake.wrong_file, 0);
 }
 
 /*
- * The same, but the other thread opens the device again after this one
- * found the descriptor closed (its ioctl's check, then the library's own)
- * and before it takes the lock: it must keep that thread's descriptor,
- * neither open a third nor leave the reopened one behind.
+ * The other thread meets the closed descriptor first: this one's EBADF
+ * came from the old descriptor, not from its socket, although the number
+ * is the device's again when it looks, so it asks once more rather than
+ * answer EBADF.
+ */
+static void test_closed_device_two_threads(void **state)
+{
+	(void)state;
+	closed_and_reopened_when(&fake.on_closed_fd);
+}
+
+/*
+ * The other thread reopens after this one found the descriptor closed
+ * (its ioctl's check, then the library's own) and before it takes the
+ * lock.
  */
 static void test_closed_device_reopened_before_the_lock(void **state)
 {
-	struct peercgroup_info info;
-	int devfd;
-
 	(void)state;
-	open_in_parent(&devfd);
-	close(devfd);
 	fake.fstat_fails_before = 1;
-	fake.on_fstat_fail = other_thread_reopens;
-	assert_int_equal(peercgroup_get(3, 0, &info), 0);
-	assert_string_equal(info.path, "/system.slice/sshd.service");
-	peercgroup_info_free(&info);
-	assert_null(fake.on_fstat_fail);
-	assert_int_equal(device_fd(), devfd);	/* the one reopened, kept */
-	assert_int_equal(fake.version_calls, 2);	/* opened again, once */
-	assert_int_equal(fake.wrong_file, 0);
+	closed_and_reopened_when(&fake.on_fstat_fail);
 }
 
 /* After closefrom(), open_device() and module_info() open it again. */
