@@ -76,6 +76,7 @@ rm -f "$sock"
 # a device that speaks no ABI of ours (here /dev/null at the device's path,
 # in a mount namespace of our own): loaded or not, status cannot tell
 if unshare -rm true 2>/dev/null; then
+	# shellcheck disable=SC2016 # the inner shell expands them
 	json=$(unshare -rm sh -c 'd=$(mktemp -d) && touch "$d/null" &&
 		mount --bind /dev/null "$d/null" && mount -t tmpfs none /dev &&
 		touch /dev/peercgroup && mount --bind "$d/null" /dev/peercgroup &&
