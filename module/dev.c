@@ -289,19 +289,19 @@ static int pcg_format_path(struct cgroup *cgrp, struct cgroup *ns_root,
  * Has the process @tgid names exited?  Its leader stays linked to the pid
  * until it is reaped, so a zombie counts once its last thread is gone, as
  * pidfd_poll() counts it; a leader that exited before its other threads
- * has not (delay_group_leader()).
+ * has not (delay_group_leader()).  The caller holds rcu_read_lock(): a
+ * reaped task is freed after a grace period (delayed_put_task_struct()).
  */
 static bool pcg_process_exited(struct pid *tgid)
 {
+	/* pid_task(), inline: on every query, its call costs more than it */
+	struct hlist_node *first = rcu_dereference(hlist_first_rcu(&tgid->tasks[PIDTYPE_TGID]));
 	struct task_struct *leader;
-	bool exited;
 
-	rcu_read_lock();
-	leader = pid_task(tgid, PIDTYPE_TGID);
-	exited = !leader ||
-		 (READ_ONCE(leader->exit_state) && thread_group_empty(leader));
-	rcu_read_unlock();
-	return exited;
+	if (!first)
+		return true;
+	leader = hlist_entry(first, struct task_struct, pid_links[PIDTYPE_TGID]);
+	return READ_ONCE(leader->exit_state) && thread_group_empty(leader);
 }
 
 /*
@@ -330,7 +330,7 @@ static long pcg_ioctl_query(void __user *uarg)
 	struct cgroup *cgrp, *ns_root;
 	struct socket *sock;
 	struct pid *tgid;
-	bool pinned, inside;
+	bool pinned, inside, exited;
 	u32 usize;
 	int err;
 
@@ -361,12 +361,14 @@ static long pcg_ioctl_query(void __user *uarg)
 	 * The record matched is keyed by our socket, so it stays in the
 	 * table, its cgroup reference with it, until sockfd_put(); or its
 	 * answer is pinned (@pinned: pcg_peer_origin()).  sk_peer_pid is
-	 * pinned by our socket (pcg_peer_pid()).  RCU covers the walk only.
+	 * pinned by our socket (pcg_peer_pid()).  RCU covers the walk and
+	 * the peer's task only.
 	 */
 	rcu_read_lock();
 	cgrp = pcg_peer_origin(sock->sk, peer, &pinned);
-	rcu_read_unlock();
 	tgid = cgrp ? pcg_peer_pid(sock->sk) : NULL;
+	exited = tgid && pcg_process_exited(tgid);
+	rcu_read_unlock();
 	if (!tgid) {
 		pcg_count(misses);
 		err = -ENODATA;
@@ -389,7 +391,7 @@ static long pcg_ioctl_query(void __user *uarg)
 		q.cgroup_id = cgroup_id(cgrp);
 	if (!(READ_ONCE(cgrp->self.flags) & CSS_ONLINE))
 		q.result_flags |= PEERCGROUP_RESULT_CGROUP_REMOVED;
-	if (pcg_process_exited(tgid))
+	if (exited)
 		q.result_flags |= PEERCGROUP_RESULT_PEER_EXITED;
 	if (!(q.flags & PEERCGROUP_QUERY_NO_PATH))
 		err = pcg_format_path(cgrp, ns_root, &q);
