@@ -36,11 +36,11 @@ check-bindings: check-go check-python
 CLASSIFY_DIFF_PATHS ?= 20000
 CLASSIFY_DIFF_SEED ?= 1
 CLASSIFY_DIFF := $(B)/bindings/classify-diff.tsv
-$(B)/bindings/classify-dump: bindings/tests/classify-dump.c FORCE
-	$(MAKE) -C userlib static-lib O=$(B)/userlib
+# The C programs that print the C library's answers for these tests.
+$(B)/bindings/%-dump: bindings/tests/%-dump.c $(GUEST_LIB)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -I$(CURDIR)/userlib -I$(CURDIR)/include/uapi \
-		-o $@ $< $(B)/userlib/libpeercgroup.a
+		-o $@ $< $(GUEST_LIB)
 
 $(CLASSIFY_DIFF): $(B)/bindings/classify-dump bindings/tests/classify-paths.py tests/data/classify.tsv
 	$(PYTHON) bindings/tests/classify-paths.py tests/data/classify.tsv \
@@ -50,10 +50,6 @@ $(CLASSIFY_DIFF): $(B)/bindings/classify-dump bindings/tests/classify-paths.py t
 # Message parity: the C library's peercgroup_strerror() texts, which the
 # Go and Python packages must give too.
 MESSAGES := $(B)/bindings/messages.tsv
-$(B)/bindings/strerror-dump: bindings/tests/strerror-dump.c $(B)/bindings/classify-dump
-	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -I$(CURDIR)/userlib -I$(CURDIR)/include/uapi \
-		-o $@ $< $(B)/userlib/libpeercgroup.a
-
 $(MESSAGES): $(B)/bindings/strerror-dump
 	$< >$@.tmp
 	mv $@.tmp $@
