@@ -226,17 +226,26 @@ PCG_HIDDEN void pcg_test_set_device(const char *path)
 }
 
 /*
- * Called once, before a sandbox hides the node: the cached number must
- * still be the device (the program may have run closefrom() since).
+ * The device for a call off a query's path, looked at before it is used
+ * rather than after a failure: the program may have run closefrom() since
+ * it was opened.
  */
-PUBLIC int peercgroup_open_device(void)
+static int device_checked(void)
 {
 	int fd = pcg_device(NULL), r;
 
 	if (fd < 0)
 		return fd;
 	r = pcg_device_recheck(&fd);
-	return r < 0 ? r : 0;
+	return r < 0 ? r : fd;
+}
+
+/* Called once, before a sandbox hides the node. */
+PUBLIC int peercgroup_open_device(void)
+{
+	int fd = device_checked();
+
+	return fd < 0 ? fd : 0;
 }
 
 PUBLIC int peercgroup_module_info(struct peercgroup_module *mod)
@@ -247,13 +256,9 @@ PUBLIC int peercgroup_module_info(struct peercgroup_module *mod)
 	if (!mod)
 		return -EINVAL;
 	memset(mod, 0, sizeof(*mod));
-	fd = pcg_device(NULL);
+	fd = device_checked();
 	if (fd < 0)
 		return fd;
-	/* Not on a query's path: look before asking, not after a failure. */
-	r = pcg_device_recheck(&fd);
-	if (r < 0)
-		return r;
 	r = module_version(fd, &v);
 	if (r < 0)
 		return r;
