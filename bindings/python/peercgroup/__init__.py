@@ -82,13 +82,6 @@ def _fileno(sock_or_fd):
     return fd
 
 
-def _fileno_now(sock):
-    try:
-        return sock.fileno()
-    except (AttributeError, ValueError, OSError):
-        return -1
-
-
 def get(sock_or_fd, *, no_path=False):
     """The cgroup record of the peer of a connected AF_UNIX stream or
     seqpacket socket (a socket.socket, anything with fileno(), or an fd).
@@ -107,6 +100,6 @@ def get(sock_or_fd, *, no_path=False):
     # number before the ioctl: then the answer is another connection's.
     # socket.close() forgets the number before it closes it, so the same
     # number after the ioctl means the ioctl asked about this socket.
-    if not isinstance(sock_or_fd, int) and _fileno_now(sock_or_fd) != fd:
+    if _fileno(sock_or_fd) != fd:
         raise PeercgroupError(_errno.EBADF)
     return Info(cgroup_id, None if path is None else _os.fsdecode(path), pid, _FLAGS[flags & 3])
