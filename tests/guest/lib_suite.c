@@ -201,15 +201,20 @@ static void t_live_recycled_pid(void)
 	peercgroup_info_free(&info);
 }
 
+/* Drop to uid and gid 65534, no supplementary groups: 0 or -1. */
+static int become_nobody(void)
+{
+	return setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+	       setresuid(65534, 65534, 65534) ? -1 : 0;
+}
+
 /* A server that may not signal its peer still gets the live answer. */
 static void live_as_nobody(void *arg)
 {
 	struct peercgroup_info info;
 	int fd = *(int *)arg;
 
-	SYS(setgroups(0, NULL));
-	SYS(setresgid(65534, 65534, 65534));
-	SYS(setresuid(65534, 65534, 65534));
+	SYS(become_nobody());
 	CHECK_INT(0, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
 	CHECK_STR("/" CG_CLIENT, info.path);
 	CHECK_INT(cg_id(CG_CLIENT), info.cgroup_id);
@@ -235,9 +240,7 @@ static void live_behind_hidepid(void *arg)
 	SYS(unshare(CLONE_NEWNS));
 	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
 	SYS(mount("proc", "/proc", "proc", 0, "hidepid=1"));
-	SYS(setgroups(0, NULL));
-	SYS(setresgid(65534, 65534, 65534));
-	SYS(setresuid(65534, 65534, 65534));
+	SYS(become_nobody());
 	CHECK_INT(-ESRCH, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
 	CHECK(info.path == NULL && info.cgroup_id == 0, "info not zeroed");
 }
@@ -374,9 +377,7 @@ static void live_as_pid_ns_init(void *arg)
 	SYS(fd = accept_client(&c, "lib-pidns-peer"));
 	CHECK_INT(2, c.pid);
 	live_pid_ns_answer(fd, c.pid, p->id, p->root_may_refuse);
-	SYS(setgroups(0, NULL));
-	SYS(setresgid(65534, 65534, 65534));
-	SYS(setresuid(65534, 65534, 65534));
+	SYS(become_nobody());
 	live_pid_ns_answer(fd, c.pid, p->id, true);
 }
 

@@ -814,18 +814,11 @@ static void t_peer_exits(void)
 static char proc_state(pid_t pid)
 {
 	char p[64], buf[512], *paren;
-	ssize_t n;
-	int fd;
 
 	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_text(p, buf, sizeof(buf)) <= 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
+	/* "pid (comm) state ...": comm may hold spaces and parentheses */
 	paren = strrchr(buf, ')');
 	return paren && paren[1] == ' ' ? paren[2] : 0;
 }
