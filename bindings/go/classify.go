@@ -88,10 +88,11 @@ const (
 	// FlagUnproven: set by ClassifyPeer only, when the answer rests on
 	// names (a container's, an application's, a pod's, "kubepods") that
 	// nothing shows root gave: the parent of the deepest cgroup so named
-	// belongs to another user or others may write it (a subtree systemd delegated to
-	// a user: Delegate=yes with User=, user@UID.service), or this process
-	// cannot look.  A user may have named it after any container.  Always
-	// set with FlagOutside: past "/.." no name is the top of the tree.
+	// belongs to another user or others may write it (a subtree systemd
+	// delegated to a user: Delegate=yes with User=, user@UID.service), or
+	// this process cannot look.  A user may have named it after any
+	// container.  Always set with FlagOutside: past "/.." no name is the
+	// top of the tree.
 	FlagUnproven ContainerFlags = 1 << 6
 )
 

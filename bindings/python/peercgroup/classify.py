@@ -73,8 +73,8 @@ class ContainerFlags(enum.IntFlag):
     #: shows root gave.  The parent of the deepest cgroup so named belongs
     #: to another user or others may write it (a subtree systemd delegated
     #: to a user: Delegate=yes with User=, user@UID.service), or this
-    #: process cannot look.  A user may have named it after any container.  Always set
-    #: with OUTSIDE: past "/.." no name is the top of the tree.
+    #: process cannot look.  A user may have named it after any container.
+    #: Always set with OUTSIDE: past "/.." no name is the top of the tree.
     UNPROVEN = 1 << 6
 
     def names(self):
