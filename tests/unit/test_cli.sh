@@ -76,11 +76,12 @@ rm -f "$sock"
 # a device that speaks no ABI of ours (here /dev/null at the device's path,
 # in a mount namespace of our own): loaded or not, status cannot tell
 if unshare -rm true 2>/dev/null; then
+	keep=$(mktemp)	# /dev/null kept reachable under the new /dev
 	# shellcheck disable=SC2016 # the inner shell expands them
-	json=$(unshare -rm sh -c 'd=$(mktemp -d) && touch "$d/null" &&
-		mount --bind /dev/null "$d/null" && mount -t tmpfs none /dev &&
-		touch /dev/peercgroup && mount --bind "$d/null" /dev/peercgroup &&
-		exec "$1" --json status' _ "$cli")
+	json=$(unshare -rm sh -c 'mount --bind /dev/null "$2" && mount -t tmpfs none /dev &&
+		touch /dev/peercgroup && mount --bind "$2" /dev/peercgroup &&
+		exec "$1" --json status' _ "$cli" "$keep")
+	rm -f "$keep"
 	check status-foreign-device-loaded-null sh -c "printf '%s' \"\$1\" | grep -q '\"module_loaded\":null,\"error\":\"EPROTO\"'" _ "$json"
 else
 	echo "# skip status-foreign-device-loaded-null: no user namespace to mount in"
