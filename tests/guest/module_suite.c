@@ -854,6 +854,7 @@ static void t_zombie_peer_has_exited(void)
 	struct server s;
 	char path[256], state = 0, r;
 	int fd = -1, ready[2], i, err;
+	ssize_t n;
 	pid_t pid;
 
 	SYS(server_start(&s, "srv", SOCK_STREAM));
@@ -866,8 +867,9 @@ static void t_zombie_peer_has_exited(void)
 	close(ready[1]);
 	SYS(pid);
 	defer_kill(pid);
-	CHECK(read(ready[0], &r, 1) == 1, "the client did not connect");
+	n = read(ready[0], &r, 1);
 	close(ready[0]);
+	CHECK(n == 1, "the client did not connect");
 	SYS(fd = accept4(s.lfd, NULL, NULL, SOCK_CLOEXEC));
 	defer_close(fd);
 	for (i = 0; i < 500 && (state = proc_state(pid)) != 'Z'; i++)
