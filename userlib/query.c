@@ -229,8 +229,12 @@ fail:
 
 /* ---- getters: one fact each, from the connect-time record ---- */
 
-PCG_HIDDEN int pcg_classify_peer(const char *path, size_t len, uint64_t id,
-				 struct peercgroup_class *out)
+/*
+ * @prove: look who named the cgroup (PEERCGROUP_CT_UNPROVEN), which costs
+ * a handful of system calls.  The unit and owner getters never read it.
+ */
+static int classify_peer(const char *path, size_t len, uint64_t id, bool prove,
+			 struct peercgroup_class *out)
 {
 	const char *named;
 	int r = pcg_classify_named(path, len, 0, out, &named);
@@ -243,13 +247,19 @@ PCG_HIDDEN int pcg_classify_peer(const char *path, size_t len, uint64_t id,
 	 * caller's namespace root may have made them.
 	 */
 	if ((out->flags & PEERCGROUP_CT_OUTSIDE) ||
-	    (named && !pcg_cgroup_name_proven(path, named, id)))
+	    (prove && named && !pcg_cgroup_name_proven(path, named, id)))
 		out->flags |= PEERCGROUP_CT_UNPROVEN;
 	return 0;
 }
 
-PUBLIC int peercgroup_peer_classify(int sockfd, unsigned int flags,
-				    struct peercgroup_class *out)
+PCG_HIDDEN int pcg_classify_peer(const char *path, size_t len, uint64_t id,
+				 struct peercgroup_class *out)
+{
+	return classify_peer(path, len, id, true, out);
+}
+
+static int peer_classify(int sockfd, unsigned int flags, bool prove,
+			 struct peercgroup_class *out)
 {
 	struct peercgroup_info info;
 	int r;
@@ -268,7 +278,7 @@ PUBLIC int peercgroup_peer_classify(int sockfd, unsigned int flags,
 		r = peercgroup_get(sockfd, flags, &info);
 		if (r < 0)
 			goto fail;
-		r = pcg_classify_peer(info.path, info.path_len, info.cgroup_id, out);
+		r = classify_peer(info.path, info.path_len, info.cgroup_id, prove, out);
 		peercgroup_info_free(&info);
 	} else {
 		/* no malloc()/free() on the getters' path: PATH_MAX always fits */
@@ -281,7 +291,7 @@ PUBLIC int peercgroup_peer_classify(int sockfd, unsigned int flags,
 			r = -EPROTO;	/* the ABI: every path fits in PATH_MAX */
 		if (r < 0)
 			goto fail;
-		r = pcg_classify_peer(path, q.path_len, q.cgroup_id, out);
+		r = classify_peer(path, q.path_len, q.cgroup_id, prove, out);
 	}
 	if (r == 0)
 		return 0;
@@ -291,20 +301,28 @@ fail:
 	return r;
 }
 
+PUBLIC int peercgroup_peer_classify(int sockfd, unsigned int flags,
+				    struct peercgroup_class *out)
+{
+	return peer_classify(sockfd, flags, true, out);
+}
+
 static int peer_class(int sockfd, struct peercgroup_class *c)
 {
 	c->size = sizeof(*c);
-	return peercgroup_peer_classify(sockfd, 0, c);
+	return peer_classify(sockfd, 0, true, c);
 }
 
 /*
  * For the unit and owner getters: their slices and units are only the
- * top of the tree inside the caller's namespace (pcg_classify_peer()).
+ * top of the tree inside the caller's namespace (classify_peer()).
  */
 static int peer_class_inside(int sockfd, struct peercgroup_class *c)
 {
-	int r = peer_class(sockfd, c);
+	int r;
 
+	c->size = sizeof(*c);
+	r = peer_classify(sockfd, 0, false, c);
 	return r < 0 ? r : (c->flags & PEERCGROUP_CT_OUTSIDE) ? -ENXIO : 0;
 }
 

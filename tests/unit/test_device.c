@@ -48,7 +48,16 @@ static struct {
 	struct peercgroup_query last;	/* what the library sent last */
 	int wrong_file;			/* an ioctl went to something else */
 	int version_calls, query_calls;
+	int fstatat_calls;		/* a cgroup's owner looked at */
 } fake;
+
+int __real_fstatat(int dirfd, const char *path, struct stat *st, int flags);
+int __wrap_fstatat(int dirfd, const char *path, struct stat *st, int flags);
+int __wrap_fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	__atomic_add_fetch(&fake.fstatat_calls, 1, __ATOMIC_SEQ_CST);
+	return __real_fstatat(dirfd, path, st, flags);
+}
 
 int __real_fstat(int fd, struct stat *st);
 int __wrap_fstat(int fd, struct stat *st);
@@ -788,7 +797,6 @@ static void test_vfork_exec(void **state)
 	assert_int_equal(device_fd(), devfd);
 }
 
-/* The getters, over the fake module's answer. */
 /* ---- a fake cgroup tree: directories whose inodes are the ids ---- */
 
 #define HEX64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -862,6 +870,7 @@ static void chmod_cgroup(const char *path, mode_t mode)
 	close(fd);
 }
 
+/* The getters, over the fake module's answer. */
 static void test_getters(void **state)
 {
 	enum peercgroup_runtime rt;
@@ -1034,6 +1043,35 @@ static void test_getters(void **state)
 	assert_int_equal(peercgroup_peer_classify(3, 0, &c), -EPROTO);
 }
 
+/*
+ * The unit and owner getters read no name an owner must prove: they look
+ * at no cgroup's owner.  peercgroup_peer_classify() on the same peer does,
+ * which shows the count sees a look.
+ */
+static void test_unit_getters_look_at_no_owner(void **state)
+{
+	struct peercgroup_class c = PEERCGROUP_CLASS_INIT;
+	char *s;
+	uid_t uid;
+	int looks;
+
+	(void)state;
+	tree_setup();
+	fake_cgroup("/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-org.gnome.Maps-42.scope");
+	looks = fake.fstatat_calls;
+	assert_int_equal(peercgroup_peer_get_unit(3, &s), 0);
+	free(s);
+	assert_int_equal(peercgroup_peer_get_user_unit(3, &s), 0);
+	free(s);
+	assert_int_equal(peercgroup_peer_get_owner_uid(3, &uid), 0);
+	assert_int_equal(uid, 1000);
+	assert_int_equal(fake.fstatat_calls, looks);
+	assert_int_equal(peercgroup_peer_classify(3, 0, &c), 0);
+	assert_false(c.flags & PEERCGROUP_CT_UNPROVEN);
+	assert_int_not_equal(fake.fstatat_calls, looks);
+	tree_teardown();
+}
+
 static void test_open_device(void **state)
 {
 	(void)state;
@@ -1148,7 +1186,8 @@ int main(void)
 		T(test_program_closed_device), T(test_closed_device_two_threads),
 		T(test_closed_device_reopened_before_the_lock),
 		T(test_closed_device_open_and_info), T(test_fork_keeps_program_fd),
-		T(test_vfork_exec), T(test_getters), T(test_open_device),
+		T(test_vfork_exec), T(test_getters), T(test_unit_getters_look_at_no_owner),
+		T(test_open_device),
 		T(test_strerror), T(test_live),
 	};
 
