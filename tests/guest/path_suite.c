@@ -976,6 +976,52 @@ static void p_live_refuses_the_path_proc_cut(void)
 	live_refuses_a_cut("pcgcut.xx (deleted)", false);
 }
 
+/*
+ * /proc shows a removed cgroup as its path and " (deleted)".  A removed
+ * cgroup of 4,084 bytes makes a 4,094-byte line, short of 6.1's cut: the
+ * live answer is that cgroup, removed.  At 4,085 bytes the line is 4,095,
+ * what a cut gives too: ENAMETOOLONG, on every kernel alike.
+ */
+static void live_removed_of_length(size_t len, int want)
+{
+	struct peer_ends e = { .lfd = -1, .acc = -1, .cli = -1 };
+	struct peercgroup_info info = { 0 };
+	struct chain c;
+	siginfo_t si;
+	int err, r;
+
+	err = chain_make(&c, len, "pcgrm");
+	if (err) {
+		t_failf(__FILE__, __LINE__, "making %zu bytes of cgroups: %s", len, strerror(-err));
+		goto out;
+	}
+	if (ends_open(&e, &c) || kill(e.p.pid, SIGKILL) ||
+	    waitid(P_PID, e.p.pid, &si, WEXITED | WNOWAIT) ||	/* a zombie, in it */
+	    unlinkat(c.fd[c.depth - 1], c.name[c.depth], AT_REMOVEDIR)) {
+		t_failf(__FILE__, __LINE__, "%zu bytes: setup: %s", len, strerror(errno));
+		goto out;
+	}
+	r = peercgroup_get(e.acc, PEERCGROUP_GET_LIVE, &info);
+	printf("# a removed cgroup of %zu bytes: live %d, path of %zu bytes, flags %#x\n",
+	       len, r, info.path ? strlen(info.path) : 0, info.flags);
+	if (r != want)
+		t_failf(__FILE__, __LINE__, "%zu bytes: live %d, want %d", len, r, want);
+	else if (!r && (strcmp(info.path, c.path) || info.cgroup_id ||
+			!(info.flags & PEERCGROUP_INFO_CGROUP_REMOVED)))
+		t_failf(__FILE__, __LINE__, "%zu bytes: path of %zu bytes, id %llu, flags %#x",
+			len, strlen(info.path), (unsigned long long)info.cgroup_id, info.flags);
+out:
+	peercgroup_info_free(&info);
+	ends_close(&e);
+	chain_free(&c);
+}
+
+static void p_live_removed_at_the_cut(void)
+{
+	live_removed_of_length(LONGEST - 11, 0);
+	live_removed_of_length(LONGEST - 10, -ENAMETOOLONG);
+}
+
 static void p_cgroup_namespace(void)
 {
 	/* total = 3 * (up + 1) + below */
@@ -1014,6 +1060,7 @@ int main(int argc, char **argv)
 	RUN(p_named_at_path_max);
 	RUN(p_named_at_path_max_in_cgroup_ns);
 	RUN(p_live_refuses_the_path_proc_cut);
+	RUN(p_live_removed_at_the_cut);
 	RUN(p_cgroup_namespace);
 	return guest_end();
 }
