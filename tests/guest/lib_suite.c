@@ -231,27 +231,41 @@ static void t_live_peer_of_another_uid(void)
 	t_in_child(live_as_nobody, &fd);
 }
 
-/* A /proc that hides others' processes (hidepid=1): the peer is not visible. */
+/*
+ * A /proc that hides others' processes, hidepid=1 (EPERM on their files)
+ * or 2 (not there: ENOENT): the peer is not visible.  The module's record
+ * does not follow /proc's mount options (peercgroup(4)).
+ */
+struct behind_hidepid {
+	int fd;
+	const char *option;
+};
+
 static void live_behind_hidepid(void *arg)
 {
+	const struct behind_hidepid *h = arg;
 	struct peercgroup_info info;
-	int fd = *(int *)arg;
 
 	SYS(unshare(CLONE_NEWNS));
 	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
-	SYS(mount("proc", "/proc", "proc", 0, "hidepid=1"));
+	SYS(mount("proc", "/proc", "proc", 0, h->option));
 	SYS(become_nobody());
-	CHECK_INT(-ESRCH, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
-	CHECK(info.path == NULL && info.cgroup_id == 0, "info not zeroed");
+	CHECK_INT(-ESRCH, peercgroup_get(h->fd, PEERCGROUP_GET_LIVE, &info));
+	CHECK(info.path == NULL && info.cgroup_id == 0, "%s: info not zeroed", h->option);
+	CHECK_INT(0, peercgroup_get(h->fd, 0, &info));
+	CHECK_STR("/" CG_CLIENT, info.path);
+	peercgroup_info_free(&info);
 }
 
 static void t_live_behind_hidepid(void)
 {
+	struct behind_hidepid h = { .option = "hidepid=1" };
 	struct client c;
-	int fd;
 
-	SYS(fd = accept_client(&c, CG_CLIENT));
-	t_in_child(live_behind_hidepid, &fd);
+	SYS(h.fd = accept_client(&c, CG_CLIENT));
+	t_in_child(live_behind_hidepid, &h);
+	h.option = "hidepid=2";
+	t_in_child(live_behind_hidepid, &h);
 }
 
 /*
