@@ -843,6 +843,29 @@ static void leader_exits_first(const char *name, int ready)
 	pthread_exit(NULL);
 }
 
+/* The exited flag, asked from a pid namespace the peer is not in. */
+struct exited_seen {
+	int fd;
+	uint32_t exited;	/* PEERCGROUP_RESULT_PEER_EXITED or 0 */
+};
+
+static void exited_from_outside(void *arg)
+{
+	const struct exited_seen *e = arg;
+	struct peercgroup_query q;
+	char path[256];
+
+	CHECK_INT(0, query(e->fd, &q, path, sizeof(path)));
+	CHECK_INT(0, q.pid);
+	CHECK_INT(e->exited, q.result_flags & PEERCGROUP_RESULT_PEER_EXITED);
+}
+
+static void exited_in_new_pid_namespace(void *arg)
+{
+	SYS(unshare(CLONE_NEWPID));
+	t_in_child(exited_from_outside, arg);
+}
+
 /*
  * A peer that has exited but is not reaped yet (a zombie) has exited, as
  * pidfd_poll() tells; a group leader that has exited while another thread
@@ -879,6 +902,7 @@ static void t_zombie_peer_has_exited(void)
 	CHECK_INT(0, err);
 	CHECK(!(q.result_flags & PEERCGROUP_RESULT_PEER_EXITED),
 	      "flags %#x: exited while a thread still runs", q.result_flags);
+	t_in_child(exited_in_new_pid_namespace, &(struct exited_seen){ fd, 0 });
 
 	/* every thread gone, the process not reaped: a zombie */
 	SYS(kill(pid, SIGKILL));
@@ -893,6 +917,8 @@ static void t_zombie_peer_has_exited(void)
 	      "flags %#x: a zombie not told exited (state '%c')", q.result_flags,
 	      proc_state(pid) ? proc_state(pid) : '?');
 	CHECK_INT(pid, q.pid);
+	t_in_child(exited_in_new_pid_namespace,
+		   &(struct exited_seen){ fd, PEERCGROUP_RESULT_PEER_EXITED });
 	server_stop(&s);
 }
 
