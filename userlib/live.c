@@ -60,6 +60,18 @@ static int check_socket(int sockfd)
 }
 
 /*
+ * Before 6.5 (no SO_PEERPIDFD), SO_PEERCRED gives pid 0 both for a peer
+ * outside our pid namespace and for a socket never connected.
+ */
+static bool peer_unconnected(int sockfd)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(sa);
+
+	return getpeername(sockfd, (struct sockaddr *)&sa, &len) < 0 && errno == ENOTCONN;
+}
+
+/*
  * The rest of the first line of @fn that starts with @prefix, without its
  * newline, into *@rest (malloc()ed): 0, -ENODATA if no line does, or the
  * error of opening or reading @fn.
@@ -327,7 +339,8 @@ PCG_HIDDEN int pcg_get_live(int sockfd, unsigned int flags, struct peercgroup_in
 		 * owner's, so this pidfd earns no PEERCGROUP_INFO_PIDFD.
 		 */
 		if (cred.pid <= 0)
-			return -ESRCH;	/* not in our pid namespace */
+			return peer_unconnected(sockfd) ? -ENOTCONN :
+			       -ESRCH;	/* not in our pid namespace */
 		pidfd = (int)syscall(SYS_pidfd_open, cred.pid, 0);
 		if (pidfd < 0 && (errno == ESRCH || errno == EINVAL))
 			return -ESRCH;	/* gone */

@@ -543,9 +543,11 @@ static void t_errors(void)
 	CHECK_INT(-EOPNOTSUPP, peercgroup_get(sv[0], 0, &info));
 	SYS(fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
 	CHECK_INT(-ENOTCONN, peercgroup_get(fd, 0, &info));
+	CHECK_INT(-ENOTCONN, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
 	SYS(bind(fd, (struct sockaddr *)&unnamed, sizeof(unnamed)));	/* autobind */
 	SYS(listen(fd, 1));
 	CHECK_INT(-ENOTCONN, peercgroup_get(fd, 0, &info));
+	CHECK_INT(-ENOTCONN, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
 	CHECK_INT(-EINVAL, peercgroup_get(0, 1U << 20, &info));
 	/* the same errors from the buffer call, which leaves "" behind */
 	buf[0] = 'y';
