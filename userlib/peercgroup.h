@@ -54,7 +54,7 @@ extern "C" {
 /* peercgroup_info.flags (out). */
 /* The cgroup was removed since the connection was made (module answer). */
 #define PEERCGROUP_INFO_CGROUP_REMOVED	(1U << 0)
-/* The process that connected has exited since (module answer). */
+/* The peer process, as SO_PEERCRED names it, has exited since (module answer). */
 #define PEERCGROUP_INFO_PEER_EXITED	(1U << 1)
 /* Live answer (PEERCGROUP_GET_LIVE): the peer's cgroup now, not at connect. */
 #define PEERCGROUP_INFO_LIVE		(1U << 8)
@@ -98,7 +98,10 @@ struct peercgroup_info {
  * -ENOPKG (module not loaded), -ENODEV (loaded, but the node is hidden
  * from this process), -EACCES (cannot open the device), -EPROTO
  * (module ABI mismatch), -EINVAL (bad argument), -ENOMEM; live answers also
- * -ESRCH (peer gone), -ENOMEDIUM (peer has no cgroup v2 entry).
+ * -ESRCH (peer gone or invisible), -ENOMEDIUM (peer has no cgroup v2
+ * entry).  Any other is a system call's own errno, passed on: opening the
+ * device (-EMFILE, -ENFILE), the live route's getsockopt(), pidfd_open()
+ * and /proc reads (-EIO for an unreadable line).
  */
 int peercgroup_get(int sockfd, unsigned int flags, struct peercgroup_info *info);
 
@@ -144,7 +147,8 @@ int peercgroup_module_info(struct peercgroup_module *mod);
  * Open /dev/peercgroup now and keep it for the process's lifetime, instead
  * of on the first query.  Call it before dropping privileges, entering a
  * chroot, a mount namespace or a seccomp/Landlock sandbox that would hide
- * or deny the device.  0, or -ENOPKG, -ENODEV, -EACCES, -EPROTO.
+ * or deny the device.  0, or -ENOPKG, -ENODEV, -EACCES, -EPROTO, or the
+ * errno of open() (-EMFILE, -ENFILE).
  */
 int peercgroup_open_device(void);
 
@@ -153,8 +157,8 @@ const char *peercgroup_library_version(void);
 
 /*
  * A message for a library error (negative or positive errno), with the
- * meaning it has here: -ENODATA reads "no record for this connection (made
- * before the module was loaded?)", not "No data available".  Never NULL;
+ * meaning it has here: -ENODATA reads "no cgroup record for this connection
+ * (made before the module was loaded?)", not "No data available".  Never NULL;
  * the string is static.
  */
 const char *peercgroup_strerror(int err);
@@ -317,9 +321,9 @@ struct peercgroup_class {
  * NOT to be in the initial namespace, so "/" is never called the host.
  *
  * Returns 0 (runtime may be PEERCGROUP_RT_UNKNOWN), or -EINVAL for a path
- * that cannot be a cgroup path (empty, NUL, "//", "." or ".." after a
- * name, a component over 255 bytes, over 64 KiB), for bad @flags, or for
- * @out->size below PEERCGROUP_CLASS_SIZE_VER0.  @out is then zeroed (size
+ * that cannot be a cgroup path (empty, NUL, an empty or "." component,
+ * ".." after a name, a component over 255 bytes, over 64 KiB), for bad
+ * @flags, or for @out->size below PEERCGROUP_CLASS_SIZE_VER0.  @out is then zeroed (size
  * kept) with runtime UNKNOWN and uid -1, except for a size too small,
  * where nothing is written: the struct may be smaller than that.
  */

@@ -831,8 +831,8 @@ func invalid(op string) error { return &Error{op, unix.EINVAL} }
 // leading run of "/.." components is valid (FlagOutside, Up).  The
 // outermost container wins ("docker in kubepods" is docker).  It fails
 // with ErrInvalidPath (EINVAL) for what cannot be a cgroup path: empty,
-// NUL, "//", "." or ".." after a name, a component over 255 bytes, over
-// 64 KiB; the Container is then Unknown with UID -1.
+// NUL, an empty or "." component, ".." after a name, a component over 255
+// bytes, over 64 KiB; the Container is then Unknown with UID -1.
 func ClassifyPath(p string, ns Namespace) (Container, error) {
 	out, _, err := classifyNamed(p, ns)
 	return out, err

@@ -40,8 +40,9 @@ func (s *sentinel) Unwrap() error { return s.errno }
 
 // Sentinel errors for errors.Is.  Each also matches its errno.
 var (
-	// ErrNoRecord: the module has no record for this connection, most
-	// likely because it was made before the module was loaded (ENODATA).
+	// ErrNoRecord: the module has no record for this connection
+	// (ENODATA): it was made before the module was loaded, or, on the
+	// client end, the listener's cgroup is unproven (peercgroup(4)).
 	ErrNoRecord error = &sentinel{unix.ENODATA, message(unix.ENODATA)}
 	// ErrModuleNotLoaded: no /dev/peercgroup or no driver behind it (ENOPKG).
 	ErrModuleNotLoaded error = &sentinel{unix.ENOPKG, message(unix.ENOPKG)}

@@ -26,7 +26,7 @@ type Flags uint32
 const (
 	// CgroupRemoved: the cgroup was removed since the connection was made.
 	CgroupRemoved Flags = resultCgroupRemoved
-	// PeerExited: the process that made the connection has exited since.
+	// PeerExited: the peer process, as SO_PEERCRED names it, has exited since.
 	PeerExited Flags = resultPeerExited
 )
 

@@ -14,6 +14,8 @@ for c in status serve ask peer classify help; do
 	check "help-lists-$c" sh -c "printf '%s\n' \"\$1\" | grep -q '^  $c '" _ "$out"
 done
 check dash-dash-help-same [ "$("$cli" --help)" = "$out" ]
+check short-options-documented sh -c "printf '%s\n' \"\$1\" | grep -q '^  -j, --json '" _ "$out"
+check short-options-same [ "$("$cli" -j classify /lxc.payload.x)" = "$("$cli" --json classify /lxc.payload.x)" ]
 
 err=$("$cli" frobnicate 2>&1); rc=$?
 check unknown-exit-2 [ "$rc" = 2 ]

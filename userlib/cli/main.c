@@ -91,12 +91,12 @@ static void usage(FILE *f)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %-12s %s\n", commands[i].name, commands[i].args, commands[i].help);
 	fputs("\noptions:\n"
-	      "  --json           one JSON object per line\n"
-	      "  --live           serve/ask/peer: the peer's cgroup now, not at connect (no module needed)\n"
-	      "  --seqpacket      serve/ask: SOCK_SEQPACKET instead of SOCK_STREAM\n"
-	      "  --count N        serve: stop after N clients\n"
-	      "  --reply          ask: also print what the server replied\n"
-	      "  --help, --version\n"
+	      "  -j, --json       one JSON object per line\n"
+	      "  -l, --live       serve/ask/peer: the peer's cgroup now, not at connect (no module needed)\n"
+	      "  -s, --seqpacket  serve/ask: SOCK_SEQPACKET instead of SOCK_STREAM\n"
+	      "  -c, --count N    serve: stop after N clients\n"
+	      "  -r, --reply      ask: also print what the server replied\n"
+	      "  -h, --help, -V, --version\n"
 	      "PATH starting with '@' is an abstract socket address.  See peercgroup(1).\n", f);
 }
 
@@ -685,8 +685,8 @@ static int cmd_classify(const char *path)
 		putchar('\n');
 	}
 	if (r < 0)
-		fprintf(stderr, "peercgroup: not a cgroup path (empty, a NUL byte, an empty, \".\" or "
-			"\"..\" component after a name, a name over 255 bytes, or over 64 KiB): %s\n",
+		fprintf(stderr, "peercgroup: not a cgroup path (empty, a NUL byte, an empty or \".\" "
+			"component, \"..\" after a name, a name over 255 bytes, or over 64 KiB): %s\n",
 			path);
 	return r < 0 ? EXIT_FAIL : EXIT_OK;
 }

@@ -88,7 +88,9 @@ def get(sock_or_fd, *, no_path=False):
 
     Raises NoRecordError (ENODATA), ModuleNotLoadedError (ENOPKG),
     NotConnectedError (ENOTCONN), ABIMismatchError (EPROTO), or
-    PeercgroupError with errno EBADF, ENOTSOCK, EAFNOSUPPORT, EOPNOTSUPP.
+    PeercgroupError with the errno: EBADF, ENOTSOCK, EAFNOSUPPORT,
+    EOPNOTSUPP (no AF_UNIX stream socket), EREMOTE (withheld), ENAMETOOLONG,
+    or the device's (ENODEV, EACCES, EMFILE, ...).
     One ioctl whatever the path's length, as peercgroup_get(3): PATH_MAX
     bytes always suffice, so a module answering ERANGE is ABIMismatchError.
     """

@@ -518,8 +518,9 @@ def classify(path, namespace=Namespace.CALLER):
     A leading '/' is optional; a leading run of "/.." components is valid
     (flag OUTSIDE, .up).  The outermost container wins ("docker in kubepods"
     is docker).  Raises InvalidPathError (a ValueError and an OSError with
-    errno EINVAL) for what cannot be a cgroup path: empty, NUL, "//", "."
-    or ".." after a name, a component over 255 bytes, over 64 KiB.
+    errno EINVAL) for what cannot be a cgroup path: empty, NUL, an empty or
+    "." component, ".." after a name, a component over 255 bytes, over
+    64 KiB.
     """
     return _classify_named(path, namespace)[0]
 

@@ -34,8 +34,10 @@
 /* The cgroup has been removed (rmdir) since the connection was made. */
 #define PEERCGROUP_RESULT_CGROUP_REMOVED	(1U << 0)
 /*
- * The process that made the connection has exited since: all its threads
- * are gone, whether or not its parent has reaped it yet (as pidfd_poll()).
+ * The peer process, the one @pid and SO_PEERCRED name (the connecting
+ * process on the accepted end, the listening one on the client end), has
+ * exited since: all its threads are gone, whether or not its parent has
+ * reaped it yet (as pidfd_poll()).
  */
 #define PEERCGROUP_RESULT_PEER_EXITED		(1U << 1)
 
