@@ -50,10 +50,12 @@
  * ftrace callbacks and their arguments, told apart by what the headers
  * define rather than by version number (distribution kernels backport):
  * - ftrace_regs_get_argument() (6.2+; struct ftrace_regs is opaque from
- *   6.12/6.13 on): read arguments through it, no register save needed.
- *   A macro on most architectures, an inline function where the
- *   architecture has its own ftrace_regs (arm64 from 6.13 on), hence the
- *   Kbuild probe rather than defined();
+ *   6.12/6.13 on) with DYNAMIC_FTRACE_WITH_ARGS: read arguments through
+ *   it, no register save needed.  A macro on most architectures, an
+ *   inline function where the architecture has its own ftrace_regs
+ *   (arm64 from 6.13 on), hence the Kbuild probe rather than defined().
+ *   The generic header defines it whether or not the architecture fills
+ *   the argument registers without SAVE_REGS: only WITH_ARGS says so;
  * - struct ftrace_regs wrapping pt_regs (5.11 to 6.1), x86-64: with
  *   DYNAMIC_FTRACE_WITH_ARGS, ftrace_caller saves the argument registers
  *   into fregs->regs for every ops (save_mcount_regs), SAVE_REGS or not;
@@ -61,9 +63,11 @@
  *   SAVE_REGS, which ftrace_get_regs() checks.  The arguments are read
  *   from there directly, sparing the full register save of
  *   ftrace_regs_caller on every call;
- * - the same struct elsewhere: arguments only through ftrace_get_regs(),
- *   which wants SAVE_REGS.  arm64 6.1 has only WITH_REGS, and there the
- *   generic header defines the arch_ftrace_get_regs() macro;
+ * - the same struct elsewhere, or no WITH_ARGS from 6.2 on: arguments
+ *   only through ftrace_get_regs(), which wants SAVE_REGS (an architecture
+ *   without WITH_REGS then fails to load, never reads a NULL).  arm64 6.1
+ *   has only WITH_REGS, and there the generic header defines the
+ *   arch_ftrace_get_regs() macro;
  * - neither (5.10): the callback gets struct pt_regs, filled with
  *   SAVE_REGS.
  *
@@ -76,7 +80,7 @@
  * the guard's absence FTRACE_OPS_FL_RECURSION_SAFE; 5.11 made the guard
  * opt-in (FTRACE_OPS_FL_RECURSION), so there the default is right.
  */
-#if defined(PCG_HAVE_FTRACE_REGS_GET_ARGUMENT)
+#if defined(PCG_HAVE_FTRACE_REGS_GET_ARGUMENT) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
 #define COMPAT_FTRACE_REGS ftrace_regs
 #define COMPAT_FTRACE_OPS_FLAGS 0
 static __always_inline unsigned long
@@ -92,7 +96,8 @@ compat_ftrace_arg(struct ftrace_regs *fregs, unsigned int n)
 {
 	return regs_get_kernel_argument(&fregs->regs, n);
 }
-#elif defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS) || defined(arch_ftrace_get_regs)
+#elif defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS) || defined(arch_ftrace_get_regs) || \
+	defined(PCG_HAVE_FTRACE_REGS_GET_ARGUMENT)
 #define COMPAT_FTRACE_REGS ftrace_regs
 #define COMPAT_FTRACE_OPS_FLAGS FTRACE_OPS_FL_SAVE_REGS
 static __always_inline unsigned long
