@@ -392,6 +392,87 @@ static void a_rootless_seen_from_its_cgroup_namespace(void)
 	close(sv[1]);
 }
 
+/*
+ * A daemon in a pod's container, in that container's cgroup namespace (as
+ * Kubernetes runs every container on cgroup v2), with the namespace's own
+ * cgroup2 mount.  A peer in the pod's other container is outside its
+ * namespace: /proc there says "/../<id>", and so does the module; the
+ * name cannot be proven, and no getter names the container, the pod or a
+ * unit.  A peer below its own container's cgroup is inside: namespaced,
+ * never the host, and no pod either (kubepods is not in its path).
+ */
+#define POD_CTR_A POD_A "/" HEX64
+#define HEX64_B "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+
+struct pod_peers {
+	int sibling, inside;	/* the sockets, passed in by SCM_RIGHTS */
+};
+
+static void pod_from_its_namespace(void *arg)
+{
+	const struct pod_peers *pp = arg;
+	struct peercgroup_class c = PEERCGROUP_CLASS_INIT;
+	enum peercgroup_runtime rt;
+	char path[PATH_MAX], *s = NULL;
+	int sibling, inside, r;
+
+	SYS(cg_move(POD_CTR_A, 0));
+	SYS(unshare(CLONE_NEWCGROUP | CLONE_NEWNS));
+	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	SYS(umount2(CGROOT, MNT_DETACH));
+	SYS(mount("cgroup2", CGROOT, "cgroup2", 0, NULL));
+	SYS(sibling = recv_fd(pp->sibling));
+	SYS(inside = recv_fd(pp->inside));
+
+	r = peercgroup_get_path_buf(sibling, path, sizeof(path));
+	CHECK(r > 0 && !strcmp(path, "/../" HEX64_B), "%d \"%s\"", r, path);
+	CHECK_INT(0, peercgroup_peer_classify(sibling, 0, &c));
+	CHECK(!strcmp(c.id, HEX64_B), "id \"%s\"", c.id);
+	CHECK_STR("", c.pod);
+	CHECK_INT(1, c.up);
+	CHECK((c.flags & (PEERCGROUP_CT_OUTSIDE | PEERCGROUP_CT_NAMESPACED |
+			  PEERCGROUP_CT_UNPROVEN)) ==
+	      (PEERCGROUP_CT_OUTSIDE | PEERCGROUP_CT_NAMESPACED | PEERCGROUP_CT_UNPROVEN),
+	      "flags %#x", c.flags);
+	r = peercgroup_peer_get_container(sibling, &rt, &s);
+	CHECK(r == -ENXIO && !s, "container %d \"%s\"", r, s ? s : "");
+	CHECK_INT(-ENXIO, peercgroup_peer_get_unit(sibling, &s));
+
+	r = peercgroup_get_path_buf(inside, path, sizeof(path));
+	CHECK(r > 0 && !strcmp(path, "/sub"), "%d \"%s\"", r, path);
+	CHECK_INT(0, peercgroup_peer_classify(inside, 0, &c));
+	CHECK_STR("", c.pod);
+	CHECK_INT(0, c.up);
+	CHECK(c.runtime != PEERCGROUP_RT_HOST, "runtime %d: the host", (int)c.runtime);
+	CHECK((c.flags & (PEERCGROUP_CT_OUTSIDE | PEERCGROUP_CT_NAMESPACED)) ==
+	      PEERCGROUP_CT_NAMESPACED, "flags %#x", c.flags);
+	r = peercgroup_peer_get_container(inside, &rt, &s);
+	CHECK(r == -ENXIO && !s, "container %d \"%s\"", r, s ? s : "");
+}
+
+static void a_pod_seen_from_its_container_namespace(void)
+{
+	struct pod_peers pp;
+	int sibling, inside, sv[2], sv2[2];
+	pid_t pid;
+
+	SYS(cg_make(POD_CTR_A "/sub"));
+	SYS(cg_make(POD_A "/" HEX64_B));
+	SYS(accept_peer(POD_A "/" HEX64_B, &sibling, &pid));
+	SYS(accept_peer(POD_CTR_A "/sub", &inside, &pid));
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv2));
+	SYS(send_fd(sv[0], sibling));
+	SYS(send_fd(sv2[0], inside));
+	pp.sibling = sv[1];
+	pp.inside = sv2[1];
+	t_in_child(pod_from_its_namespace, &pp);
+	close(sv[0]);
+	close(sv[1]);
+	close(sv2[0]);
+	close(sv2[1]);
+}
+
 /* The getters answer from the connect-time record; only GET_LIVE sees a move. */
 static void a_getters_are_connect_time(void)
 {
@@ -872,6 +953,7 @@ int main(int argc, char **argv)
 	RUN(a_delegated_subtree_names_no_container);
 	RUN(a_container_subtree_names_no_pod);
 	RUN(a_rootless_seen_from_its_cgroup_namespace);
+	RUN(a_pod_seen_from_its_container_namespace);
 	RUN(a_sandbox_hidden_node_says_deviceallow);
 	RUN(a_sandbox_open_before_hiding_keeps_working);
 	RUN(a_sandbox_denied_node_says_deviceallow);
