@@ -10,6 +10,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
+#include <linux/fault-inject.h>
 #include <linux/kernel.h>
 #include <linux/net.h>
 #include <linux/string.h>
@@ -194,16 +196,57 @@ static int pcg_hook_register(struct pcg_hook *hook)
 	return err;
 }
 
+/*
+ * Where the kernel has fault injection in debugfs (CI's debug kernel),
+ * /sys/kernel/debug/peercgroup_fail_unhook makes unhooking fail as it
+ * does once ftrace has disabled itself after a bug (ENODEV), so that
+ * what the module then does (stay in memory, main.c) is tested.
+ */
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+static DECLARE_FAULT_ATTR(pcg_fail_unhook);
+static struct dentry *pcg_fail_unhook_dir;
+
+static void pcg_fault_inject_init(void)
+{
+	pcg_fail_unhook_dir = fault_create_debugfs_attr("peercgroup_fail_unhook",
+							NULL, &pcg_fail_unhook);
+}
+
+static void pcg_fault_inject_exit(void)
+{
+	debugfs_remove_recursive(pcg_fail_unhook_dir);
+}
+
+static bool pcg_unhook_fails(void)
+{
+	return should_fail(&pcg_fail_unhook, 1);
+}
+#else
+static inline void pcg_fault_inject_init(void) { }
+static inline void pcg_fault_inject_exit(void) { }
+static inline bool pcg_unhook_fails(void) { return false; }
+#endif
+
+/* A hook ftrace would not take back: its callback may still run, for good. */
+static bool pcg_hooks_stuck;
+
+bool pcg_hooks_left_behind(void)
+{
+	return READ_ONCE(pcg_hooks_stuck);
+}
+
 /* Returns once no callback of this ops is still running, or an error. */
 static int pcg_hook_unregister(struct pcg_hook *hook)
 {
-	int err = unregister_ftrace_function(&hook->ops);
+	int err = pcg_unhook_fails() ? -ENODEV : unregister_ftrace_function(&hook->ops);
 
-	if (err)
+	if (err) {
 		pr_crit("cannot unhook %s (%d): its callback may still run\n",
 			hook->symbol, err);
-	else
+		WRITE_ONCE(pcg_hooks_stuck, true);
+	} else {
 		pcg_hook_clear_filter(hook);
+	}
 	return err;
 }
 
@@ -224,6 +267,7 @@ int pcg_hooks_register(void)
 {
 	int i, err;
 
+	pcg_fault_inject_init();
 	for (i = 0; i < ARRAY_SIZE(pcg_hooks); i++) {
 		err = pcg_hook_register(&pcg_hooks[i]);
 		if (!err && i == 0) {
@@ -236,14 +280,20 @@ int pcg_hooks_register(void)
 	}
 	if (err)
 		pcg_hooks_unregister_first(i);
+	if (err && !pcg_hooks_left_behind())
+		pcg_fault_inject_exit();
 	return err;
 }
 
 /*
- * Nonzero if a callback may still run: then the tables it uses must be
- * left in place (leaked) rather than freed under it.
+ * Nonzero if a callback may still run (pcg_hooks_left_behind()): then the
+ * module's code and the tables it uses must stay (main.c).
  */
 int pcg_hooks_unregister(void)
 {
-	return pcg_hooks_unregister_first(ARRAY_SIZE(pcg_hooks));
+	int err = pcg_hooks_unregister_first(ARRAY_SIZE(pcg_hooks));
+
+	if (!err)
+		pcg_fault_inject_exit();
+	return err;
 }

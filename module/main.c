@@ -12,6 +12,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/rhashtable.h>
+#include <linux/sched.h>
 #include <linux/sysfs.h>
 
 #include <linux/peercgroup.h>
@@ -118,6 +119,21 @@ static void pcg_counters_unregister(void)
 	kobject_put(pcg_counter_kobj);
 }
 
+/*
+ * A hook ftrace would not take back (it refuses every change once a bug
+ * has made it disable itself, yet leaves the patched calls calling) runs
+ * this module's code on its tables for as long as the kernel runs.  The
+ * loader frees the module once its exit returns, and exit cannot fail:
+ * so it never returns.  rmmod waits for good, idle (TASK_IDLE: no load,
+ * no hung-task report), and the module stays "going".
+ */
+static void __noreturn pcg_stay_resident(void)
+{
+	pr_crit("ftrace keeps a hook of this module: it stays in memory until reboot\n");
+	for (;;)
+		schedule_timeout_idle(MAX_SCHEDULE_TIMEOUT);
+}
+
 static int __init pcg_init(void)
 {
 	int err;
@@ -130,7 +146,7 @@ static int __init pcg_init(void)
 		goto err_peers;
 	err = pcg_hooks_register();
 	if (err)
-		goto err_listeners;
+		goto err_hooks_failed;
 	err = pcg_dev_register();
 	if (err)
 		goto err_hooks;
@@ -144,9 +160,14 @@ static int __init pcg_init(void)
 err_dev:
 	pcg_dev_unregister();
 err_hooks:
-	if (pcg_hooks_unregister())
-		return err;	/* leak the tables: a callback may still use them */
-err_listeners:
+	pcg_hooks_unregister();
+err_hooks_failed:
+	if (pcg_hooks_left_behind()) {
+		/* Freeing the module would free code ftrace still calls. */
+		pr_crit("loaded without its device (%d): a hook could not be taken back\n",
+			err);
+		return 0;
+	}
 	pcg_listeners_destroy();
 err_peers:
 	pcg_peers_destroy();
@@ -155,12 +176,12 @@ err_peers:
 
 static void __exit pcg_exit(void)
 {
+	if (pcg_hooks_left_behind())	/* since pcg_init() */
+		pcg_stay_resident();
 	pcg_counters_unregister();
 	pcg_dev_unregister();
-	if (pcg_hooks_unregister()) {
-		pr_crit("leaving the tables allocated: a callback may still use them\n");
-		return;
-	}
+	if (pcg_hooks_unregister())
+		pcg_stay_resident();
 	pcg_listeners_destroy();
 	pcg_peers_destroy();
 }

@@ -141,6 +141,7 @@ DECLARE_PER_CPU(struct pcg_stats, pcg_stats);
 
 int pcg_hooks_register(void);
 int pcg_hooks_unregister(void);
+bool pcg_hooks_left_behind(void);
 
 int pcg_dev_register(void);
 void pcg_dev_unregister(void);

@@ -434,6 +434,18 @@ ssize_t read_text(const char *path, char *buf, size_t size)
 	return n;
 }
 
+char proc_state(pid_t pid)
+{
+	char p[64], buf[512], *paren;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	if (read_text(p, buf, sizeof(buf)) <= 0)
+		return 0;
+	/* "pid (comm) state ...": comm may hold spaces and parentheses */
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
 long read_long(const char *path)
 {
 	char buf[64];

@@ -121,6 +121,8 @@ int write_file(const char *path, const char *s);
 /* Reads @path into @buf, NUL-terminated; returns the length or -1. */
 ssize_t read_text(const char *path, char *buf, size_t size);
 long read_long(const char *path);
+/* The state letter of /proc/PID/stat: 'Z' for a zombie; 0 if unreadable. */
+char proc_state(pid_t pid);
 /*
  * A size knob: environment variable @env, else the word @key=N on the
  * kernel command line (run-guest.sh --append), else @def.

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Run last on a kernel booted with kmemleak=on (make check-debug): unload
- * the module (its memory must all have been freed), ask kmemleak to scan
- * twice with a pause (a young object is not reported on the first scan),
- * and report every suspected leak as a failure, with its backtrace.
+ * Run last on the debug kernel, booted with kmemleak=on (make check-debug):
+ * - unload the module (its memory must all have been freed), ask kmemleak
+ *   to scan twice with a pause (a young object is not reported on the
+ *   first scan), and report every suspected leak as a failure, with its
+ *   backtrace;
+ * - then, last of all, as it leaves the module in memory for good: an
+ *   unload whose hooks ftrace refuses to take back.
  * Usage: kmemleak_suite [TEST]
  */
 #include "guest.h"
 
 #include <sys/mount.h>
+#include <sys/prctl.h>
 
 #define KMEMLEAK "/sys/kernel/debug/kmemleak"
 
@@ -45,9 +49,95 @@ static void t_kmemleak(void)
 	CHECK_INT(0, leaks);
 }
 
+#define FAIL_UNHOOK "/sys/kernel/debug/peercgroup_fail_unhook"
+
+/*
+ * A child of no test process: delete_module() of the module, its stdio on
+ * /dev/null (the suite's output pipe must reach its end).  Its pid, or -1.
+ */
+static pid_t rmmod_detached(void)
+{
+	pid_t pid = -1, mid;
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	/* orphaned, it goes to init rather than to us, which would wait for it */
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+	mid = fork();
+	if (mid == 0) {
+		pid_t me;
+		int null;
+
+		if (fork() != 0)
+			_exit(0);
+		me = getpid();
+		null = open("/dev/null", O_RDWR);
+		if (write(p[1], &me, sizeof(me)) != sizeof(me) || null < 0)
+			_exit(1);
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+		_exit(syscall(SYS_delete_module, "peercgroup", O_NONBLOCK) ? 2 : 0);
+	}
+	close(p[1]);
+	if (mid > 0 && (waitpid(mid, NULL, 0) != mid || read(p[0], &pid, sizeof(pid)) != sizeof(pid)))
+		pid = -1;
+	close(p[0]);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	return pid;
+}
+
+/*
+ * Once a bug has made ftrace disable itself, it refuses to take a hook
+ * back, and the patched calls still call it.  Unloading must then never
+ * return to the loader, which would free the code and tables they use:
+ * rmmod waits, idle, the module stays "going", and AF_UNIX traffic through
+ * the hooks left behind runs on memory still there (KASAN would report a
+ * use after free, the judge any oops).  The refusal is fault injection's.
+ */
+static void t_unhook_refused_stays_resident(void)
+{
+	char state[32] = "", st = 0;
+	pid_t rmmod;
+	int i;
+
+	if (!module_loaded())
+		SYS(module_load());
+	CHECK(access(FAIL_UNHOOK, F_OK) == 0,
+	      "no " FAIL_UNHOOK ": a kernel without fault injection in debugfs");
+	SYS(write_file(FAIL_UNHOOK "/verbose", "0"));	/* no stack dump */
+	SYS(write_file(FAIL_UNHOOK "/times", "-1"));
+	SYS(write_file(FAIL_UNHOOK "/probability", "100"));
+	SYS(rmmod = rmmod_detached());
+	for (i = 0; i < 3000 && (st = proc_state(rmmod)) != 'I'; i++)
+		usleep(10000);
+	CHECK(st == 'I', "rmmod is '%c', not waiting idle: the loader may free the module",
+	      st ? st : '-');
+	read_text("/sys/module/peercgroup/initstate", state, sizeof(state));
+	CHECK(!strncmp(state, "going", 5), "initstate \"%s\"", state);
+	for (i = 0; i < 200; i++) {
+		int sv[2], l, c, a;
+
+		SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+		close(sv[0]);
+		close(sv[1]);
+		SYS(l = listen_on("pcg-resident", SOCK_STREAM));
+		SYS(c = connect_to("pcg-resident", SOCK_STREAM));
+		SYS(a = accept4(l, NULL, NULL, SOCK_CLOEXEC));
+		close(a);
+		close(c);
+		close(l);
+	}
+	CHECK(proc_state(rmmod) == 'I', "rmmod returned");
+}
+
 int main(int argc, char **argv)
 {
 	guest_begin("kmemleak", argc, argv);
 	RUN(t_kmemleak);
+	RUN(t_unhook_refused_stays_resident);
 	return guest_end();
 }

@@ -810,19 +810,6 @@ static void t_peer_exits(void)
 	CHECK_INT(PEERCGROUP_RESULT_PEER_EXITED, q.result_flags);
 }
 
-/* The state letter of /proc/PID/stat: 'Z' for a zombie; 0 if unreadable. */
-static char proc_state(pid_t pid)
-{
-	char p[64], buf[512], *paren;
-
-	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
-	if (read_text(p, buf, sizeof(buf)) <= 0)
-		return 0;
-	/* "pid (comm) state ...": comm may hold spaces and parentheses */
-	paren = strrchr(buf, ')');
-	return paren && paren[1] == ' ' ? paren[2] : 0;
-}
-
 static void *sleep_forever(void *arg)
 {
 	(void)arg;
