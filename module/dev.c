@@ -305,8 +305,8 @@ static bool pcg_process_exited(struct pid *tgid)
 }
 
 /*
- * PEERCGROUP_IOC_QUERY.  The caller never learns more about a peer than
- * SO_PEERCRED, /proc and its own cgroupfs view would tell it.  A peer
+ * PEERCGROUP_IOC_QUERY.  The caller is never told of a cgroup that
+ * SO_PEERCRED, /proc and its own cgroupfs view would not show it.  A peer
  * whose pid has no number in the caller's pid namespace (SO_PEERCRED
  * says pid 0, /proc has no entry) and whose cgroup is outside the
  * caller's cgroup namespace (not in its cgroupfs view) is withheld: no
@@ -314,7 +314,8 @@ static bool pcg_process_exited(struct pid *tgid)
  * shows its cgroup in /proc/PID/cgroup (as "/../..."), but not that
  * cgroup's id: before 6.13 (PIDFD_GET_INFO) no unprivileged interface
  * gives it to a caller outside, so the query leaves it 0; a visible
- * cgroup is in the caller's cgroupfs.
+ * cgroup is in the caller's cgroupfs (that a pid it cannot see is in it
+ * is more than 6.13's PIDFD_GET_INFO tells, which refuses such a pid).
  *
  * No capability overrides this, CAP_SYS_ADMIN in the initial user
  * namespace included: the kernel's SO_PEERCRED and /proc follow the

@@ -53,6 +53,9 @@
  * its cgroup into the root) once those v1 controllers are used, and on
  * 5.15+ it is sampled when connect() begins, before it may sleep for
  * backlog room, while 5.10 to 6.12 take the credentials after that wait.
+ * 7.x takes them before it (prepare_peercred()), so there a connector
+ * that moves while it waits is recorded in its cgroup after the move:
+ * the same process as SO_PEERCRED's, a moment later.
  */
 static void notrace pcg_on_stream_connect(unsigned long ip, unsigned long parent_ip,
 					  struct ftrace_ops *ops,

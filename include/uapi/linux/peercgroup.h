@@ -67,8 +67,8 @@
  *
  * Namespaces: the answer is withheld (EREMOTE) when the peer's pid has no
  * number in the caller's pid namespace and its cgroup is outside the
- * caller's cgroup namespace, so a caller never learns more than
- * SO_PEERCRED, /proc and its own cgroupfs view tell it.  No capability
+ * caller's cgroup namespace, so a caller is never told of a cgroup that
+ * SO_PEERCRED, /proc and its own cgroupfs view do not show it.  No capability
  * overrides this.  See PEERCGROUP_FEATURE_NS_WITHHOLD.
  *
  * Errors of PEERCGROUP_IOC_QUERY (the ioctl returns -1 and sets errno):
