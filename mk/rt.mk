@@ -11,7 +11,9 @@ RT_MESSAGE := does not support PREEMPT_RT kernels
 
 .PHONY: check-rt
 check-rt:
-	@set -e; mkdir -p $(B)/kernels; for k in $(RT_KERNELS); do \
+	@set -e; mkdir -p $(B)/kernels; n=0; \
+	[ -n "$(strip $(RT_KERNELS))" ] || { echo "check-rt: no kernel in $(RT_CONF)" >&2; exit 1; }; \
+	for k in $(RT_KERNELS); do \
 		export PCG_KERNELS_CONF=$(RT_CONF); \
 		scripts/kernel.sh fetch $$k; \
 		abi=$$(scripts/kernel.sh modver $$k); \
@@ -27,4 +29,6 @@ check-rt:
 		grep -q 'PREEMPT_RT' $(B)/kernels/$$k/dkms-check.log || { \
 			cat $(B)/kernels/$$k/dkms-check.log >&2; exit 1; }; \
 		echo "check-rt: $$k ($$abi): refused by the build and by the DKMS check"; \
-	done
+		n=$$((n + 1)); \
+	done; \
+	echo "rt: $$n passed, 0 failed"

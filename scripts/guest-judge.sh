@@ -2,13 +2,15 @@
 # The verdict on one QEMU boot, shared by scripts/run-guest.sh (busybox
 # guests) and scripts/check-system.sh (systemd guests).  Sourced.
 #
-#   judge_guest NAME CONSOLE VERDICT QEMU_RC TIMEOUT SECS OUT
+#   judge_guest NAME CONSOLE VERDICT QEMU_RC TIMEOUT SECS OUT [NONCE]
 #
 # A boot passes only if QEMU exited by itself, the console holds none of
 # the kernel's warning, bug or oops reports, and the guest wrote its
 # "PEERCGROUP-VERDICT passed=N failed=0" line on the second serial port
 # (VERDICT) as its very last act: a panic, a WARN (panic_on_warn) or a hang
-# leaves no such line, so it cannot pass.  Prints the failed tests and
+# leaves no such line, so it cannot pass.  There must be exactly one such
+# line, whole, ending in "nonce=NONCE" when NONCE is given, and as many
+# "not ok - " lines before it as it says failed.  Prints the failed tests and
 # "NAME: N passed, N failed", writes "NAME PASSED FAILED SECS" to OUT/result
 # and returns non-zero on any failure.  The verdict line may also carry
 # skipped=N and assertions=N (tests are promises, one "ok" line each;
@@ -18,14 +20,18 @@
 GUEST_BAD_CONSOLE='BUG:|WARNING:|Oops|Call [Tt]race|KASAN|UBSAN|suspected memory leak|Kernel panic'
 
 judge_guest() {
-	local name=$1 console=$2 verdict=$3 qemu_rc=$4 timeout=$5 secs=$6 out=$7
+	local name=$1 console=$2 verdict=$3 qemu_rc=$4 timeout=$5 secs=$6 out=$7 nonce=${8:-}
 	local -a problems=()
-	local bad line passed failed skipped assertions p
+	local bad line lines passed failed skipped assertions p notok
+	local whole='^PEERCGROUP-VERDICT passed=[0-9]+ failed=[0-9]+( skipped=[0-9]+ assertions=[0-9]+)?'
 	[ "$qemu_rc" -eq 124 ] && problems+=("timed out after ${timeout}s")
 	[ "$qemu_rc" -ne 0 ] && [ "$qemu_rc" -ne 124 ] && problems+=("qemu exited with $qemu_rc")
 	bad=$(grep -aE "$GUEST_BAD_CONSOLE" "$console" | head -5 || true)
 	[ -n "$bad" ] && problems+=("kernel reported: $bad")
-	line=$(grep -a '^PEERCGROUP-VERDICT ' "$verdict" | tail -1 || true)
+	lines=$(tr -d '\r' <"$verdict" | grep -ac '^PEERCGROUP-VERDICT' || true)
+	line=$(tr -d '\r' <"$verdict" | grep -aE "$whole${nonce:+ nonce=$nonce}\$" || true)
+	[ "$lines" -le 1 ] || problems+=("$lines verdict lines: one is not the guest's")
+	[ -n "$line" ] || [ "$lines" -eq 0 ] || problems+=("the verdict line is not whole, or not this boot's")
 	passed=$(sed -n 's/.*passed=\([0-9]*\).*/\1/p' <<<"$line")
 	failed=$(sed -n 's/.*failed=\([0-9]*\).*/\1/p' <<<"$line")
 	skipped=$(sed -n 's/.*skipped=\([0-9]*\).*/\1/p' <<<"$line")
@@ -36,6 +42,9 @@ judge_guest() {
 		failed=$((${failed:-0} + 1))
 	fi
 	[ "${failed:-0}" -gt 0 ] && [ -n "$line" ] && problems+=("$failed test(s) failed")
+	notok=$(grep -ac '^not ok - ' "$verdict" || true)
+	[ -z "$line" ] || [ "$notok" -eq "$failed" ] ||
+		problems+=("the verdict says $failed failed, with $notok \"not ok\" lines")
 	grep -a '^not ok - ' "$verdict" | sed 's/^/  /' || true
 
 	echo "$name: boot + suites took ${secs}s"

@@ -69,6 +69,13 @@ done
 [ -x "$bins/peercgroup" ] && install -m 0755 "$bins/peercgroup" "$root/bin/peercgroup"
 # The example responder, for the suite of its policy decisions.
 [ -x "$bins/responder" ] && install -m 0755 "$bins/responder" "$root/bin/responder"
+# The judge's: the kernel reports init looks for in the log too, and the
+# boot's nonce, which init reads and deletes first (guest-init).
+# shellcheck source=scripts/guest-judge.sh
+. "$here/guest-judge.sh"
+printf '%s\n' "$GUEST_BAD_CONSOLE" >"$root/bad-console"
+nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+printf '%s\n' "$nonce" >"$root/verdict-nonce"
 initrd="$out/initramfs.cpio.gz"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd"
 
@@ -113,6 +120,4 @@ qemu_rc=$?
 set -e
 secs=$(($(date +%s) - start))
 
-# shellcheck source=scripts/guest-judge.sh
-. "$here/guest-judge.sh"
-judge_guest "$name" "$console" "$verdict" "$qemu_rc" "$timeout" "$secs" "$out"
+judge_guest "$name" "$console" "$verdict" "$qemu_rc" "$timeout" "$secs" "$out" "$nonce"

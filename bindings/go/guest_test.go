@@ -43,6 +43,10 @@ const (
 var (
 	guestMode bool
 	guestOnly string // run only this test ("name" or "go/name")
+
+	// What the TAP lines said, and whether TestGuest ran to its end.
+	tapPassed, tapFailed, tapSkipped int
+	guestFinished                    bool
 )
 
 func TestMain(m *testing.M) {
@@ -51,15 +55,21 @@ func TestMain(m *testing.M) {
 	}
 	if filepath.Base(os.Args[0]) == "go_suite" {
 		// Run by the guest's init ("go_suite [TEST]"): only the guest
-		// tests; the TAP lines are the verdict, so exit 0 once the suite
-		// ran to its end.
+		// tests; the TAP lines are the verdict, and the count after them
+		// tells init that none is missing.  A failure outside any of them
+		// (TestGuest's own setup) is a line of its own.
 		guestMode = true
 		if len(os.Args) > 1 {
 			guestOnly = strings.TrimPrefix(os.Args[1], "go/")
 		}
 		os.Args = os.Args[:1]
 		flag.Set("test.run", "^TestGuest$")
-		m.Run()
+		if code := m.Run(); !guestFinished || (code != 0 && tapFailed == 0) {
+			fmt.Printf("not ok - go/setup: TestGuest failed outside any test (exit %d, see above)\n", code)
+			tapFailed++
+		}
+		fmt.Printf("# go: %d tests passed, %d failed, %d skipped, 0 assertions\n",
+			tapPassed, tapFailed, tapSkipped)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -69,10 +79,21 @@ func tap(t *testing.T, name string, f func(t *testing.T)) {
 	if guestOnly != "" && guestOnly != name {
 		return
 	}
-	if t.Run(name, f) {
-		fmt.Printf("ok - go/%s\n", name)
-	} else {
+	skipped := false
+	ok := t.Run(name, func(t *testing.T) {
+		defer func() { skipped = t.Skipped() }()
+		f(t)
+	})
+	switch {
+	case !ok:
 		fmt.Printf("not ok - go/%s: see the messages above\n", name)
+		tapFailed++
+	case skipped:
+		fmt.Printf("# SKIP go/%s: see the messages above\n", name)
+		tapSkipped++
+	default:
+		fmt.Printf("ok - go/%s\n", name)
+		tapPassed++
 	}
 }
 
@@ -592,6 +613,7 @@ func TestGuest(t *testing.T) {
 	if benchRequested() {
 		benchGet(t)
 	}
+	guestFinished = true
 }
 
 func benchRequested() bool {

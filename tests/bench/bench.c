@@ -2175,6 +2175,11 @@ static void bench_profile(void)
 	profile_query();
 }
 
+/* The run reached its end: its one test, which bench.sh looks for. */
+static void completed(void)
+{
+}
+
 int main(int argc, char **argv)
 {
 	double t0 = now_s();
@@ -2268,6 +2273,6 @@ int main(int argc, char **argv)
 		snprintf(lv, sizeof(lv), "%ld", printk_level);
 		write_file("/proc/sys/kernel/printk", lv);
 	}
-	printf("ok - bench/completed\n");
-	return 0;
+	RUN(completed);
+	return guest_end();
 }

@@ -18,6 +18,7 @@ void (*t_after)(void);
 static bool t_failed, t_skipped;
 static int t_skips;
 static int child_report_fd = -1;	/* in a t_in_child() child: the parent's pipe */
+#define CHILD_DONE '\001'		/* a child's last word when it did not fail */
 
 /* ---- deferred cleanups ---- */
 
@@ -387,9 +388,14 @@ void t_in_child(void (*fn)(void *arg), void *arg)
 		return;
 	}
 	if (pid == 0) {
+		long base = t_checks;
+
 		close(p[0]);
 		child_report_fd = p[1];
+		t_skipped = false;
 		fn(arg);
+		/* what the parent counts: the child's checks, and its SKIP() */
+		dprintf(p[1], "%c%ld %d", CHILD_DONE, t_checks - base, t_skipped);
 		_exit(0);
 	}
 	close(p[1]);
@@ -399,6 +405,15 @@ void t_in_child(void (*fn)(void *arg), void *arg)
 	msg[len] = 0;
 	close(p[0]);
 	waitpid(pid, &status, 0);
+	if (msg[0] == CHILD_DONE) {
+		long checks = 0;
+		int skipped = 0;
+
+		sscanf(msg + 1, "%ld %d", &checks, &skipped);
+		t_checks += checks;
+		t_skipped |= skipped;
+		msg[0] = 0;
+	}
 	if (msg[0])
 		t_failf(__FILE__, __LINE__, "in child: %s", msg);
 	else if (!WIFEXITED(status) || WEXITSTATUS(status))

@@ -491,19 +491,24 @@ def main():
           f"{since:.2f} s from exec to the first test")
     cg_create(CG_SERVER)
     cg_join(CG_SERVER)
+    passed = failed = 0
     for name, fn in TESTS:
         if only and only != name:
             continue
         try:
             fn()
             print(f"ok - py/{name}", flush=True)
+            passed += 1
         except Exception as e:  # noqa: BLE001 - every failure is a test result
             import traceback
             traceback.print_exc(file=sys.stdout)
             print(f"not ok - py/{name}: {type(e).__name__}: {e}", flush=True)
+            failed += 1
     with open("/proc/cmdline") as f:
         if "pcg.bench_bindings=1" in f.read().split():
             bench()
+    # the count the guest's init compares with the lines above
+    print(f"# py: {passed} tests passed, {failed} failed, 0 skipped, 0 assertions", flush=True)
     return 0
 
 
