@@ -571,19 +571,37 @@ static void fill_units(const char *p, const char *end, struct peercgroup_class *
 /* 0: not looked yet; 1: initial; 2: child (or cannot tell). */
 static atomic_int caller_ns;
 
+static int look_at_ns(const char *file)
+{
+	struct stat st;
+
+	if (stat(file, &st) == 0)
+		return st.st_ino == INITIAL_CGROUP_NS_INO ? 1 : 2;
+	return 0;
+}
+
 static int caller_in_initial_ns(void)
 {
 	int v = atomic_load_explicit(&caller_ns, memory_order_relaxed);
-	struct stat st;
 
 	if (v == 0) {
-		if (stat("/proc/self/ns/cgroup", &st) == 0)
-			v = st.st_ino == INITIAL_CGROUP_NS_INO ? 1 : 2;
-		else
-			v = 2;	/* no /proc: never claim the host */
+		v = look_at_ns("/proc/self/ns/cgroup");
+		v = v ? v : 2;	/* no /proc: never claim the host */
 		atomic_store_explicit(&caller_ns, v, memory_order_relaxed);
 	}
 	return v == 1;
+}
+
+/*
+ * The calling thread's: namespaces are per thread (unshare() in one
+ * thread moves that one), and the module answers in the caller's.
+ */
+PCG_HIDDEN unsigned int pcg_caller_ns_now(void)
+{
+	int v = look_at_ns("/proc/thread-self/ns/cgroup");
+
+	v = v ? v : look_at_ns("/proc/self/ns/cgroup");
+	return v == 1 ? PEERCGROUP_CLASSIFY_INITIAL_NS : PEERCGROUP_CLASSIFY_CHILD_NS;
 }
 
 /* ---- the classifier ---- */

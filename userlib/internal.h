@@ -78,6 +78,13 @@ PCG_HIDDEN int pcg_classify_named(const char *path, size_t len, unsigned int fla
 				  struct peercgroup_class *out, const char **named);
 
 /*
+ * classify.c: the calling thread's cgroup namespace as it is now, looked at
+ * again (PEERCGROUP_CLASSIFY_INITIAL_NS or _CHILD_NS), not the per-process
+ * cache: for the peer's answers, whose caller may have unshared since.
+ */
+PCG_HIDDEN unsigned int pcg_caller_ns_now(void);
+
+/*
  * query.c: classify a peer's @path of @len bytes, cgroup @id, as
  * peercgroup_peer_classify() does: with PEERCGROUP_CT_UNPROVEN where a user
  * may have named it.  0, or -EPROTO for a path that is no cgroup path.

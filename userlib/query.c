@@ -231,13 +231,17 @@ fail:
 
 /*
  * @prove: look who named the cgroup (PEERCGROUP_CT_UNPROVEN), which costs
- * a handful of system calls.  The unit and owner getters never read it.
+ * a handful of system calls, and in which cgroup namespace the caller is
+ * now (the module's path is relative to it; a daemon may have unshared
+ * since its first classification).  The unit and owner getters read
+ * neither.
  */
 static int classify_peer(const char *path, size_t len, uint64_t id, bool prove,
 			 struct peercgroup_class *out)
 {
 	const char *named;
-	int r = pcg_classify_named(path, len, 0, out, &named);
+	int r = pcg_classify_named(path, len, prove ? pcg_caller_ns_now() : 0,
+				   out, &named);
 
 	if (r < 0)
 		return -EPROTO;		/* the path given is no cgroup path */

@@ -626,12 +626,36 @@ var callerNS struct {
 // callerInInitialNS: looked up once; where /proc cannot tell, the caller
 // is assumed NOT to be in the initial namespace, so "/" is never the host.
 func callerInInitialNS() bool {
-	callerNS.once.Do(func() {
-		var st unix.Stat_t
-		callerNS.initial = unix.Stat("/proc/self/ns/cgroup", &st) == nil &&
-			st.Ino == initialCgroupNSIno
-	})
+	callerNS.once.Do(func() { callerNS.initial = lookAtNS("/proc/self/ns/cgroup") == InitialNamespace })
 	return callerNS.initial
+}
+
+// lookAtNS: CallerNamespace when file cannot be looked at.
+func lookAtNS(file string) Namespace {
+	var st unix.Stat_t
+	switch {
+	case unix.Stat(file, &st) != nil:
+		return CallerNamespace
+	case st.Ino == initialCgroupNSIno:
+		return InitialNamespace
+	default:
+		return ChildNamespace
+	}
+}
+
+// callerNamespaceNow: the calling thread's, looked at again, for a peer's
+// answer: namespaces are per thread, and the caller may have unshared its
+// cgroup namespace since the first classification.  Never the initial one
+// when /proc cannot tell.
+func callerNamespaceNow() Namespace {
+	ns := lookAtNS("/proc/thread-self/ns/cgroup")
+	if ns == CallerNamespace {
+		ns = lookAtNS("/proc/self/ns/cgroup")
+	}
+	if ns == CallerNamespace {
+		return ChildNamespace
+	}
+	return ns
 }
 
 // ---- the classifier ----

@@ -607,6 +607,7 @@ func TestGuest(t *testing.T) {
 	})
 	tap(t, "long-path", longPath)
 	tap(t, "classify-peer-delegated", classifyPeerDelegated)
+	tap(t, "classify-peer-after-unshare", classifyPeerAfterUnshare)
 	tap(t, "errors", guestErrors)
 	tap(t, "http-conncontext", httpServer)
 	tap(t, "before-load", beforeLoad)
@@ -614,6 +615,44 @@ func TestGuest(t *testing.T) {
 		benchGet(t)
 	}
 	guestFinished = true
+}
+
+// classifyPeerAfterUnshare: ClassifyPeer reads the module's path, relative
+// to the calling thread's cgroup namespace now.  A thread that unshares it
+// after Classify has looked once, in the host's, gets "/" for a socketpair
+// of its own: that namespace's root, not the host.
+func classifyPeerAfterUnshare(t *testing.T) {
+	if c := Classify("/"); c.Runtime != Host {
+		t.Fatalf("/ from the host's namespace: %v", c.Runtime)
+	}
+	type result struct {
+		info Info
+		c    Container
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		// Locked and never unlocked: the thread, which left the process's
+		// cgroup namespace, ends with the goroutine.
+		runtime.LockOSThread()
+		if err := unix.Unshare(unix.CLONE_NEWCGROUP); err != nil {
+			done <- result{err: err}
+			return
+		}
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		defer unix.Close(fds[0])
+		defer unix.Close(fds[1])
+		info, err := GetFd(fds[1])
+		done <- result{info, ClassifyPeer(info), err}
+	}()
+	r := <-done
+	if r.err != nil || r.info.Path != "/" || r.c.Runtime == Host || r.c.Flags&FlagNamespaced == 0 {
+		t.Errorf("in its own namespace: %+v %v, runtime %v, flags %v", r.info, r.err, r.c.Runtime, r.c.Flags)
+	}
 }
 
 func benchRequested() bool {

@@ -70,9 +70,11 @@ func cgroupStat(fd int, path string, st *unix.Stat_t) bool {
 // peercgroup_peer_classify(3) does: Classify(info.Path), with FlagUnproven
 // where a user other than root may have named the cgroup the answer rests
 // on (two stat()s and a statfs()).  Where it is set, or FlagRootless or
-// FlagMonitor, the ID names no container to trust.
+// FlagMonitor, the ID names no container to trust.  The caller's cgroup
+// namespace is looked at again, not taken from Classify's once-per-process
+// look: the path is relative to it, and the caller may have unshared since.
 func ClassifyPeer(info Info) Container {
-	c, named, err := classifyNamed(info.Path, CallerNamespace)
+	c, named, err := classifyNamed(info.Path, callerNamespaceNow())
 	// Past "/.." nothing can be looked at, and the names that follow are
 	// not the top of the tree: whoever may create cgroups beside the
 	// caller's namespace root may have made them.

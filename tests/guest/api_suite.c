@@ -399,7 +399,8 @@ static void a_rootless_seen_from_its_cgroup_namespace(void)
  * namespace: /proc there says "/../<id>", and so does the module; the
  * name cannot be proven, and no getter names the container, the pod or a
  * unit.  A peer below its own container's cgroup is inside: namespaced,
- * never the host, and no pod either (kubepods is not in its path).
+ * never the host, and no pod either (kubepods is not in its path), though
+ * the daemon classified a path before it entered its namespace.
  */
 #define POD_CTR_A POD_A "/" HEX64
 #define HEX64_B "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
@@ -416,6 +417,9 @@ static void pod_from_its_namespace(void *arg)
 	char path[PATH_MAX], *s = NULL;
 	int sibling, inside, r;
 
+	/* the library's once-per-process look, taken in the host's namespace */
+	CHECK_INT(0, peercgroup_classify_path("/", 1, 0, &c));
+	CHECK_INT(PEERCGROUP_RT_HOST, c.runtime);
 	SYS(cg_move(POD_CTR_A, 0));
 	SYS(unshare(CLONE_NEWCGROUP | CLONE_NEWNS));
 	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));

@@ -11,7 +11,7 @@ import ctypes
 import os
 import stat
 
-from .classify import Container, ContainerFlags, Namespace, _classify_named
+from .classify import Container, ContainerFlags, _caller_namespace_now, _classify_named
 
 CGROUP2_DIRS = ("/sys/fs/cgroup", "/sys/fs/cgroup/unified")
 CGROUP2_MAGIC = 0x63677270
@@ -92,11 +92,15 @@ def classify_peer(info):
     peercgroup_peer_classify(3) does: with ContainerFlags.UNPROVEN where a
     user other than root may have named the cgroup the answer rests on
     (two stat()s, and a look at the mount).  Where it is set, or ROOTLESS
-    or MONITOR, the id names no container to trust."""
+    or MONITOR, the id names no container to trust.  The calling thread's
+    cgroup namespace is looked at again, not taken from classify()'s
+    once-per-process look: the path is relative to it."""
     if not info.path:  # get(no_path=True): nothing to classify, as in Go
         return Container()
     p = os.fsencode(info.path) if isinstance(info.path, str) else bytes(info.path)
-    out, named = _classify_named(p, Namespace.CALLER)
+    # the path is relative to the caller's cgroup namespace now: looked at
+    # again, as the caller may have unshared it since its first classify()
+    out, named = _classify_named(p, _caller_namespace_now())
     # Past "/.." nothing can be looked at, and the names that follow are
     # not the top of the tree: whoever may create cgroups beside the
     # caller's namespace root may have made them.

@@ -381,11 +381,27 @@ def _caller_in_initial_ns():
     to be in the initial namespace, so "/" is never called the host."""
     global _caller_initial
     if _caller_initial is None:
-        try:
-            _caller_initial = os.stat("/proc/self/ns/cgroup").st_ino == INITIAL_CGROUP_NS_INO
-        except OSError:
-            _caller_initial = False
+        _caller_initial = bool(_look_at_caller_ns())
     return _caller_initial
+
+
+def _look_at_caller_ns(file="/proc/self/ns/cgroup"):
+    """True for the initial namespace, False for another, None if /proc
+    cannot tell."""
+    try:
+        return os.stat(file).st_ino == INITIAL_CGROUP_NS_INO
+    except OSError:
+        return None
+
+
+def _caller_namespace_now():
+    """The calling thread's, looked at again, for a peer's answer:
+    namespaces are per thread, and the caller may have unshared its cgroup
+    namespace since its first classification."""
+    initial = _look_at_caller_ns("/proc/thread-self/ns/cgroup")
+    if initial is None:
+        initial = _look_at_caller_ns()
+    return Namespace.INITIAL if initial else Namespace.CHILD
 
 
 # ---- the classifier ----

@@ -7,6 +7,7 @@ Run as /tests/py_suite by the guest's init; prints one "ok - py/NAME" or
 No pytest in the guest: the interpreter there carries only the standard
 library modules this file and the package import.
 """
+import ctypes
 import errno
 import os
 import socket
@@ -262,6 +263,39 @@ def t_classify_peer_delegated():
         os.rmdir(os.path.join(CGROOT, svc))
 
 
+def t_classify_peer_after_unshare():
+    """classify_peer() reads the module's path, relative to the caller's
+    cgroup namespace now: after an unshare() that follows the first
+    classify(), "/" is the namespace's root, not the host."""
+    check(peercgroup.classify("/").runtime == peercgroup.Runtime.HOST, "/ is not the host here")
+    cg_create(CG_CLIENT)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        line = "?"
+        try:
+            os.close(r)
+            cg_join(CG_CLIENT)
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.unshare(0x02000000) != 0:  # CLONE_NEWCGROUP
+                raise OSError(ctypes.get_errno(), "unshare")
+            a, b = socket.socketpair()
+            info = peercgroup.get(b)
+            ct = peercgroup.classify_peer(info)
+            line = f"{info.path} {ct.runtime.name} {int(ct.flags)}"
+        except Exception as e:  # noqa: BLE001 - reported to the parent
+            line = f"error {e}"
+        finally:
+            os.write(w, line.encode())
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        got = f.read()
+    os.waitpid(pid, 0)
+    want = f"/ UNKNOWN {int(peercgroup.ContainerFlags.NAMESPACED)}"
+    check(got == want, f"in its own namespace: got {got!r}, want {want!r}")
+
+
 def expect(what, fn, cls, err):
     try:
         fn()
@@ -475,6 +509,7 @@ TESTS = [
     ("socketpair", t_socketpair),
     ("long-path", t_long_path),
     ("classify-peer-delegated", t_classify_peer_delegated),
+    ("classify-peer-after-unshare", t_classify_peer_after_unshare),
     ("errors", t_errors),
     ("asyncio-server", t_asyncio_server),
     ("example-responder", t_example_responder),
