@@ -120,4 +120,5 @@ qemu_rc=$?
 set -e
 secs=$(($(date +%s) - start))
 
-judge_guest "$name" "$console" "$verdict" "$qemu_rc" "$timeout" "$secs" "$out" "$nonce"
+judge_guest "$name" "$console" "$verdict" "$qemu_rc" "$timeout" "$secs" "$out" "$nonce" \
+	"$here/../tests/guest/skips.list"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # selftest-harness.sh KERNEL: proves the QEMU harness cannot be fooled.
-# Seven boots of KERNEL: a clean suite must pass; a deliberately failing
+# Eight boots of KERNEL: a clean suite must pass; a deliberately failing
 # test, a kernel crash in mid-suite, a kernel WARN (from a stand-in module
 # that warns as it loads), a verdict forged by a suite, a suite that stops
-# early and a kernel report hidden from the console must each fail the
-# run, for the right reason.  Prints "harness: N passed, N failed".
+# early, a kernel report hidden from the console and a skip no list allows
+# must each fail the run, for the right reason.  Prints "harness: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 k=${1:-6.1}
@@ -12,7 +12,7 @@ vmlinuz=build/cache/kernels/$k/vmlinuz
 real_ko=build/kernels/$k/peercgroup.ko
 bins=build/selftest/bins
 mkdir -p "$bins"
-for s in control fail crash forge early hidden; do
+for s in control fail crash forge early hidden skip; do
 	install -m 0755 "tests/harness/$s.sh" "$bins/$s"
 done
 scripts/kernel.sh fetch "$k" >/dev/null || exit 1
@@ -48,5 +48,6 @@ expect warn build/selftest/warn/peercgroup.ko control fail "kernel reported: .*W
 expect forged-verdict "$real_ko" forge fail "not whole, or not this boot's"
 expect stops-early "$real_ko" early fail "early: no summary line"
 expect hidden-report "$real_ko" hidden fail "not ok - kernel/log: [1-9]"
+expect unlisted-skip "$real_ko" skip fail "selftest/unexpected skipped, which skips.list does not allow"
 echo "harness: $pass passed, $fail failed"
 [ $fail -eq 0 ]
