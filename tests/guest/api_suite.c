@@ -349,10 +349,7 @@ static void rootless_from_its_namespace(void *arg)
 	int fd, r;
 
 	SYS(cg_move(USER_MANAGER, 0));
-	SYS(unshare(CLONE_NEWCGROUP | CLONE_NEWNS));
-	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
-	SYS(umount2(CGROOT, MNT_DETACH));
-	SYS(mount("cgroup2", CGROOT, "cgroup2", 0, NULL));
+	SYS(enter_cgroup_namespace(0));
 	/* the socket arrives here, as a daemon's would from its listener */
 	SYS(fd = recv_fd(*(int *)arg));
 	r = peercgroup_get_path_buf(fd, path, sizeof(path));
@@ -421,10 +418,7 @@ static void pod_from_its_namespace(void *arg)
 	CHECK_INT(0, peercgroup_classify_path("/", 1, 0, &c));
 	CHECK_INT(PEERCGROUP_RT_HOST, c.runtime);
 	SYS(cg_move(POD_CTR_A, 0));
-	SYS(unshare(CLONE_NEWCGROUP | CLONE_NEWNS));
-	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
-	SYS(umount2(CGROOT, MNT_DETACH));
-	SYS(mount("cgroup2", CGROOT, "cgroup2", 0, NULL));
+	SYS(enter_cgroup_namespace(0));
 	SYS(sibling = recv_fd(pp->sibling));
 	SYS(inside = recv_fd(pp->inside));
 
@@ -887,10 +881,7 @@ static void cli_peer_from_its_namespace(void *arg)
 	int status;
 
 	SYS(cg_move(CLI_BOX, 0));
-	SYS(unshare(CLONE_NEWCGROUP | CLONE_NEWNS | (p->new_pidns ? CLONE_NEWPID : 0)));
-	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
-	SYS(umount2(CGROOT, MNT_DETACH));
-	SYS(mount("cgroup2", CGROOT, "cgroup2", 0, NULL));
+	SYS(enter_cgroup_namespace(p->new_pidns ? CLONE_NEWPID : 0));
 	/* this process keeps the old /proc's pid namespace; the instance does not */
 	SYS(proc_cgroup(p->pid, path, sizeof(path)));
 	status = cli_peer_json(p->fd, NULL, line, sizeof(line));

@@ -5,6 +5,7 @@
 #include "guest.h"
 
 #include <dirent.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/utsname.h>
 
@@ -447,6 +448,16 @@ ssize_t read_text(const char *path, char *buf, size_t size)
 		return -1;
 	buf[n] = 0;
 	return n;
+}
+
+int enter_cgroup_namespace(int more)
+{
+	if (unshare(CLONE_NEWCGROUP | CLONE_NEWNS | more) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    umount2(CGROOT, MNT_DETACH) ||
+	    mount("cgroup2", CGROOT, "cgroup2", 0, NULL))
+		return -1;
+	return 0;
 }
 
 char proc_state(pid_t pid)

@@ -124,6 +124,12 @@ long read_long(const char *path);
 /* The state letter of /proc/PID/stat: 'Z' for a zombie; 0 if unreadable. */
 char proc_state(pid_t pid);
 /*
+ * unshare() a cgroup namespace rooted at our cgroup, and @more (CLONE_NEW*
+ * flags), in a mount namespace of our own where CGROOT is a cgroup2 mount
+ * made there: the tree as a daemon in that namespace sees it.  0 or -1.
+ */
+int enter_cgroup_namespace(int more);
+/*
  * A size knob: environment variable @env, else the word @key=N on the
  * kernel command line (run-guest.sh --append), else @def.
  */

@@ -14,7 +14,6 @@
 
 #include <limits.h>
 #include <poll.h>
-#include <sys/mount.h>
 
 #include "peercgroup.h"	/* the library's */
 
@@ -701,10 +700,7 @@ static void ns_longest_inside(void *arg)
 
 	CHECK(proc, "malloc");
 	SYS(chain_enter(k->nsroot, 0));
-	SYS(unshare(CLONE_NEWCGROUP | CLONE_NEWNS));
-	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
-	SYS(umount2(CGROOT, MNT_DETACH));
-	SYS(mount("cgroup2", CGROOT, "cgroup2", 0, NULL));
+	SYS(enter_cgroup_namespace(0));
 	SYS(acc = recv_fd(k->via));
 	SYS(cli = recv_fd(k->via));
 	err = proc_cgroup_long(k->pid, proc, PATH_MAX + 64);
