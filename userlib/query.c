@@ -311,10 +311,10 @@ PUBLIC int peercgroup_peer_classify(int sockfd, unsigned int flags,
 	return peer_classify(sockfd, flags, true, out);
 }
 
-static int peer_class(int sockfd, struct peercgroup_class *c)
+static int peer_class(int sockfd, bool prove, struct peercgroup_class *c)
 {
 	c->size = sizeof(*c);
-	return peer_classify(sockfd, 0, true, c);
+	return peer_classify(sockfd, 0, prove, c);
 }
 
 /*
@@ -323,10 +323,8 @@ static int peer_class(int sockfd, struct peercgroup_class *c)
  */
 static int peer_class_inside(int sockfd, struct peercgroup_class *c)
 {
-	int r;
+	int r = peer_class(sockfd, false, c);
 
-	c->size = sizeof(*c);
-	r = peer_classify(sockfd, 0, false, c);
 	return r < 0 ? r : (c->flags & PEERCGROUP_CT_OUTSIDE) ? -ENXIO : 0;
 }
 
@@ -388,7 +386,7 @@ PUBLIC int peercgroup_peer_get_machine_name(int sockfd, char **machine)
 	if (!machine)
 		return -EINVAL;
 	*machine = NULL;
-	r = peer_class(sockfd, &c);
+	r = peer_class(sockfd, true, &c);
 	if (r < 0)
 		return r;
 	if (c.runtime != PEERCGROUP_RT_NSPAWN && c.runtime != PEERCGROUP_RT_MACHINE)
@@ -426,7 +424,7 @@ PUBLIC int peercgroup_peer_get_container(int sockfd, enum peercgroup_runtime *ru
 		return -EINVAL;
 	*runtime = PEERCGROUP_RT_UNKNOWN;
 	*id = NULL;
-	r = peer_class(sockfd, &c);
+	r = peer_class(sockfd, true, &c);
 	if (r < 0)
 		return r;
 	/*
