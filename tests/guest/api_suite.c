@@ -402,13 +402,10 @@ static void a_rootless_seen_from_its_cgroup_namespace(void)
 #define POD_CTR_A POD_A "/" HEX64
 #define HEX64_B "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
 
-struct pod_peers {
-	int sibling, inside;	/* the sockets, passed in by SCM_RIGHTS */
-};
-
+/* @arg: where the two sockets come, by SCM_RIGHTS: the sibling's first */
 static void pod_from_its_namespace(void *arg)
 {
-	const struct pod_peers *pp = arg;
+	int via = *(int *)arg;
 	struct peercgroup_class c = PEERCGROUP_CLASS_INIT;
 	enum peercgroup_runtime rt;
 	char path[PATH_MAX], *s = NULL;
@@ -419,8 +416,8 @@ static void pod_from_its_namespace(void *arg)
 	CHECK_INT(PEERCGROUP_RT_HOST, c.runtime);
 	SYS(cg_move(POD_CTR_A, 0));
 	SYS(enter_cgroup_namespace(0));
-	SYS(sibling = recv_fd(pp->sibling));
-	SYS(inside = recv_fd(pp->inside));
+	SYS(sibling = recv_fd(via));
+	SYS(inside = recv_fd(via));
 
 	r = peercgroup_get_path_buf(sibling, path, sizeof(path));
 	CHECK(r > 0 && !strcmp(path, "/../" HEX64_B), "%d \"%s\"", r, path);
@@ -450,8 +447,7 @@ static void pod_from_its_namespace(void *arg)
 
 static void a_pod_seen_from_its_container_namespace(void)
 {
-	struct pod_peers pp;
-	int sibling, inside, sv[2], sv2[2];
+	int sibling, inside, sv[2];
 	pid_t pid;
 
 	SYS(cg_make(POD_CTR_A "/sub"));
@@ -459,16 +455,11 @@ static void a_pod_seen_from_its_container_namespace(void)
 	SYS(accept_peer(POD_A "/" HEX64_B, &sibling, &pid));
 	SYS(accept_peer(POD_CTR_A "/sub", &inside, &pid));
 	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
-	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv2));
 	SYS(send_fd(sv[0], sibling));
-	SYS(send_fd(sv2[0], inside));
-	pp.sibling = sv[1];
-	pp.inside = sv2[1];
-	t_in_child(pod_from_its_namespace, &pp);
+	SYS(send_fd(sv[0], inside));
+	t_in_child(pod_from_its_namespace, &sv[1]);
 	close(sv[0]);
 	close(sv[1]);
-	close(sv2[0]);
-	close(sv2[1]);
 }
 
 /* The getters answer from the connect-time record; only GET_LIVE sees a move. */
