@@ -6,11 +6,13 @@
 #
 # run-guest.sh --name NAME --kernel VMLINUZ --kver KVER --ko PEERCGROUP_KO \
 #              --bins DIR --out DIR [--suites a,b] [--only TEST] [--timeout S]
-# (default suites: the "check" ones of tests/guest/suites.list)
+#              [--list SUITES_LIST]
+# (default suites: the "check" ones of tests/guest/suites.list, which is
+# also the default list of how many tests each suite has)
 set -euo pipefail
 
 name='' kernel='' kver='' ko='' bins='' out='' suites='' only='' timeout=900
-mem=1024 append_extra=''
+mem=1024 append_extra='' list=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--name) name=$2 ;;
@@ -24,6 +26,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2 ;;
 	--mem) mem=$2 ;;
 	--append) append_extra=$2 ;;
+	--list) list=$2 ;;
 	*) echo "run-guest.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift 2
@@ -69,6 +72,8 @@ done
 [ -x "$bins/peercgroup" ] && install -m 0755 "$bins/peercgroup" "$root/bin/peercgroup"
 # The example responder, for the suite of its policy decisions.
 [ -x "$bins/responder" ] && install -m 0755 "$bins/responder" "$root/bin/responder"
+# How many tests each suite has, for init to count against.
+"$here/suites.sh" --tests ${list:+"$list"} >"$root/suite-tests"
 # The judge's: the kernel reports init looks for in the log too, and the
 # boot's nonce, which init reads and deletes first (guest-init).
 # shellcheck source=scripts/guest-judge.sh
