@@ -421,6 +421,14 @@ void t_in_child(void (*fn)(void *arg), void *arg)
 		t_failf(__FILE__, __LINE__, "child ended with status %#x", status);
 }
 
+void *sleep_forever(void *unused)
+{
+	(void)unused;
+	for (;;)
+		pause();
+	return NULL;
+}
+
 /* ---- files ---- */
 
 int write_file(const char *path, const char *s)

@@ -107,6 +107,9 @@ void t_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 void t_in_child(void (*fn)(void *arg), void *arg);
 
+/* A thread (or a process's last act) that only waits to be killed. */
+void *sleep_forever(void *unused);
+
 /* ---- cleanups the runner cannot find by itself ---- */
 
 void defer_kill(pid_t pid);			/* SIGKILL and reap, if still our child */

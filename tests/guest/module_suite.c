@@ -810,14 +810,6 @@ static void t_peer_exits(void)
 	CHECK_INT(PEERCGROUP_RESULT_PEER_EXITED, q.result_flags);
 }
 
-static void *sleep_forever(void *arg)
-{
-	(void)arg;
-	for (;;)
-		pause();
-	return NULL;
-}
-
 /* Connects to @name, then its main thread exits while another sleeps. */
 static void leader_exits_first(const char *name, int ready)
 {

@@ -423,6 +423,156 @@ static void r_threads_in_two_cgroups(void)
 	CHECK_INT(0, race->client[AFTER].unknown);
 }
 
+/* ---- a peer that exits while its connection is queried ---- */
+
+struct exit_watch {
+	int dev, fd;
+	uint64_t cg;
+	pid_t pid;
+	int stop;
+	long queries;		/* made by the watcher, this round */
+	long alive, exited;	/* its answers with the exited flag unset, set */
+	long wrong;		/* another pid or cgroup, an error, the flag unset again */
+	char first_wrong[160];
+};
+
+/*
+ * One answer on the exiting peer's connection: 1 told exited, 0 alive,
+ * -1 wrong (@why says how).
+ */
+static int exit_answer(const struct exit_watch *w, bool exited_before, char *why, size_t size)
+{
+	struct peercgroup_query q;
+	int err = race_query(w->dev, w->fd, &q);
+	bool exited = q.result_flags & PEERCGROUP_RESULT_PEER_EXITED;
+
+	if (err)
+		snprintf(why, size, "query: %s", strerror(-err));
+	else if ((pid_t)q.pid != w->pid || q.cgroup_id != w->cg)
+		snprintf(why, size, "pid %u cgroup %llu, want pid %d cgroup %llu", q.pid,
+			 (unsigned long long)q.cgroup_id, (int)w->pid,
+			 (unsigned long long)w->cg);
+	else if (exited_before && !exited)
+		snprintf(why, size, "flags %#x: alive again after exited", q.result_flags);
+	else
+		return exited;
+	return -1;
+}
+
+static void *exit_watcher(void *arg)
+{
+	struct exit_watch *w = arg;
+	bool exited = false;
+	char why[sizeof(w->first_wrong)];
+
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		switch (exit_answer(w, exited, why, sizeof(why))) {
+		case 1:
+			exited = true;
+			w->exited++;
+			break;
+		case 0:
+			w->alive++;
+			break;
+		default:
+			if (!w->wrong++)
+				memcpy(w->first_wrong, why, sizeof(why));
+		}
+		__atomic_fetch_add(&w->queries, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void wait_for_queries(struct exit_watch *w, long more)
+{
+	long want = __atomic_load_n(&w->queries, __ATOMIC_ACQUIRE) + more;
+
+	while (__atomic_load_n(&w->queries, __ATOMIC_ACQUIRE) < want)
+		sched_yield();
+}
+
+/* In cgroup @cg, connects to @name, starts threads that sleep, says so, sleeps. */
+static void exiting_peer(const char *cg, const char *name, int threads, int ready)
+{
+	pthread_t t;
+	int fd = cg_move(cg, 0) ? -1 : connect_to(name, SOCK_STREAM);
+
+	if (fd < 0)
+		_exit(1);
+	while (--threads > 0)
+		if (pthread_create(&t, NULL, sleep_forever, NULL))
+			_exit(1);
+	if (write(ready, "r", 1) != 1)
+		_exit(1);
+	sleep_forever(NULL);
+}
+
+/*
+ * The peer is killed, becomes a zombie and is reaped while another thread
+ * queries its connection without pause.  Every answer names the peer's pid
+ * and the cgroup it connected from; the exited flag, once set, stays set;
+ * the zombie and the reaped peer are told exited.  Its threads exit one by
+ * one (the leader may go first), and the reaped task is freed after a grace
+ * period, beneath the watcher's read of it (KASAN, in the debug run).
+ */
+static void r_peer_exits_during_queries(void)
+{
+	long rounds = knob("pcg.exit_rounds", "PCG_EXIT_ROUNDS", 200);
+	long turned = 0, alive = 0, exited = 0, i;
+	struct exit_watch w = { .cg = 0 };
+	int lfd, ready[2], zombie, reaped;
+	char name[64], why[160], r;
+	pthread_t watcher;
+	siginfo_t si;
+
+	SYS(cg_create("exit_peer"));
+	w.cg = cg_id("exit_peer");
+	SYS(w.dev = dev_open());
+	defer_close(w.dev);
+	snprintf(name, sizeof(name), "pcg-exit-race-%d", (int)getpid());
+	SYS(lfd = listen_on(name, SOCK_STREAM));
+	defer_close(lfd);
+	for (i = 0; i < rounds; i++) {
+		SYS(pipe2(ready, O_CLOEXEC));
+		w.pid = fork();
+		if (w.pid == 0) {
+			close(ready[0]);
+			exiting_peer("exit_peer", name, 1 + i % 4, ready[1]);
+		}
+		close(ready[1]);
+		SYS(w.pid);
+		CHECK(read(ready[0], &r, 1) == 1, "round %ld: the peer did not connect", i);
+		close(ready[0]);
+		SYS(w.fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+		w.stop = 0;
+		w.queries = w.alive = w.exited = 0;
+		CHECK_INT(0, pthread_create(&watcher, NULL, exit_watcher, &w));
+		wait_for_queries(&w, 1 + i % 3);
+		kill(w.pid, SIGKILL);
+		/* every thread gone, not reaped yet */
+		zombie = waitid(P_PID, w.pid, &si, WEXITED | WNOWAIT) ? -1 :
+			 exit_answer(&w, false, why, sizeof(why));
+		reaped = waitid(P_PID, w.pid, &si, WEXITED);
+		wait_for_queries(&w, 3);
+		__atomic_store_n(&w.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(watcher, NULL);
+		CHECK(zombie == 1, "round %ld: a zombie: %s", i, zombie ? why : "not told exited");
+		CHECK(!reaped, "round %ld: waitid: %s", i, strerror(errno));
+		reaped = exit_answer(&w, false, why, sizeof(why));
+		CHECK(reaped == 1, "round %ld: reaped: %s", i, reaped ? why : "not told exited");
+		close(w.fd);
+		alive += w.alive;
+		exited += w.exited;
+		turned += w.alive && w.exited;
+		if (w.wrong)
+			break;
+	}
+	printf("# race: exits: %ld rounds, %ld answers alive, %ld exited; the flag turned between two answers in %ld rounds\n",
+	       i, alive, exited, turned);
+	CHECK(!w.wrong, "round %ld: %ld wrong answers, the first: %s", i, w.wrong, w.first_wrong);
+	CHECK(alive > 0 && exited > 0, "the watcher never saw the peer alive and exited");
+}
+
 int main(int argc, char **argv)
 {
 	guest_begin("race", argc, argv);
@@ -436,5 +586,6 @@ int main(int argc, char **argv)
 	}
 	RUN(r_relisten_race_matches_peercred);
 	RUN(r_threads_in_two_cgroups);
+	RUN(r_peer_exits_during_queries);
 	return guest_end();
 }
