@@ -215,6 +215,34 @@ static int settle_path(struct peercgroup_info *info)
 }
 
 /*
+ * Between the read of /proc and the look-up of its path, the peer may
+ * have left its cgroup, and that cgroup been removed and made again at
+ * the same path (by whoever may write its parent: the peer itself, in a
+ * subtree delegated to it); the id would be the new one's.  So /proc is
+ * read again and the path looked up again.  The same path and the same
+ * id pin the answer: cgroup2 never gives an id twice and cannot rename a
+ * cgroup, so the cgroup with that id had that path between the two
+ * look-ups, and the peer was in it at the second read.  A peer that
+ * moved meanwhile keeps the path first read (true then), with id 0.
+ */
+static int pin_cgroup_id(pid_t pid, struct peercgroup_info *info)
+{
+	uint64_t id = 0;
+	char *again = NULL;
+	int r;
+
+	if (!info->cgroup_id)
+		return 0;
+	r = read_proc_cgroup(pid, &again);
+	if (r < 0)
+		return r;
+	if (strcmp(again, info->path) || cgroup_lookup(again, &id) || id != info->cgroup_id)
+		info->cgroup_id = 0;
+	free(again);
+	return 0;
+}
+
+/*
  * /proc/PID/cgroup cuts a longer path at PATH_MAX - 1 bytes without a
  * word (6.1 and later format the names with scnprintf()), so a path that
  * long may name an ancestor, a neighbour or nothing.  It names the peer's
@@ -376,6 +404,9 @@ PCG_HIDDEN int pcg_get_live(int sockfd, unsigned int flags, struct peercgroup_in
 		r = -ENAMETOOLONG;
 		goto out;
 	}
+	r = pin_cgroup_id(pid, info);
+	if (r < 0)
+		goto out;
 	/*
 	 * The pid could have been recycled while we read /proc and the
 	 * cgroup; the pidfd still refers to the original process and tells

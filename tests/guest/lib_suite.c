@@ -11,8 +11,10 @@
 #include <limits.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <time.h>
 
 #include "peercgroup.h"
 #include "internal.h"
@@ -511,6 +513,139 @@ static void t_live_without_pidfd_open(void)
 }
 
 /* Both ends of a socketpair name its creator, whoever holds them later. */
+/*
+ * The peer moves out of its cgroup, which is removed and made again at
+ * the same path, while live answers are asked: an answer's id must be of
+ * a cgroup the peer was in while it was asked, never of the next one made
+ * at that path.  A mover process cycles the peer between lib-rc/y and
+ * lib-rc/x, made again each time, and publishes its step in shared
+ * memory, so that each answer can be placed: x's j-th incarnation holds
+ * the peer only between step 3j+2 (published before the move in) and
+ * 3j+3 (published after the move out).  The asker parses a long
+ * mountinfo (200 mounts of its own), which widens the gap between
+ * its read of /proc and its look-up of the id.  An answer may have no id
+ * (the peer moved while asked), never a wrong one.
+ */
+#define RECREATED_MAX 2048
+#define RECREATED_ANSWERS 65536
+
+struct recreated {
+	long step;		/* the mover's, see above */
+	long rounds;
+	int stop;
+	pid_t peer;
+	int fd;
+	uint64_t y, x[RECREATED_MAX];
+};
+
+struct placed_answer {
+	long before, after;	/* the mover's step then */
+	uint64_t id;
+	char where;		/* 'x', 'y', or '0': either, without an id */
+};
+
+static void move_between_x_and_y(struct recreated *m)
+{
+	struct timespec gap = { 0, 300000 };
+
+	for (long j = 0; j < m->rounds; j++) {
+		__atomic_store_n(&m->step, 3 * j + 2, __ATOMIC_RELEASE);
+		if (cg_move("lib-rc/x", m->peer))
+			_exit(1);
+		nanosleep(&gap, NULL);
+		if (cg_move("lib-rc/y", m->peer))
+			_exit(2);
+		__atomic_store_n(&m->step, 3 * j + 3, __ATOMIC_RELEASE);
+		/* not cg_create(): this process runs no cleanups */
+		if (rmdir(CGROOT "/lib-rc/x") || mkdir(CGROOT "/lib-rc/x", 0755))
+			_exit(3);
+		m->x[j + 1] = cg_id("lib-rc/x");
+		__atomic_store_n(&m->step, 3 * j + 4, __ATOMIC_RELEASE);
+		nanosleep(&gap, NULL);
+	}
+	__atomic_store_n(&m->stop, 1, __ATOMIC_RELEASE);
+	_exit(0);
+}
+
+static void ask_while_recreated(void *arg)
+{
+	struct recreated *m = arg;
+	struct placed_answer *a;
+	struct peercgroup_info info;
+	long n = 0, counts[3] = { 0 }, i, j;
+	int r;
+
+	SYS(unshare(CLONE_NEWNS));
+	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	if (mkdir("/tmp/lib-rc", 0700) && errno != EEXIST)
+		FAIL("mkdir: %s", strerror(errno));
+	for (i = 0; i < 200; i++)
+		SYS(mount("lib-rc", "/tmp/lib-rc", "tmpfs", 0, "size=4k"));
+	a = calloc(RECREATED_ANSWERS, sizeof(*a));
+	CHECK(a, "calloc");
+	while (n < RECREATED_ANSWERS && !__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE)) {
+		a[n].before = __atomic_load_n(&m->step, __ATOMIC_ACQUIRE);
+		r = peercgroup_get(m->fd, PEERCGROUP_GET_LIVE, &info);
+		a[n].after = __atomic_load_n(&m->step, __ATOMIC_ACQUIRE);
+		CHECK(r == 0, "answer %ld: %s", n, strerror(-r));
+		a[n].id = info.cgroup_id;
+		a[n].where = !info.cgroup_id ? '0' : !strcmp(info.path, "/lib-rc/y") ? 'y' :
+			     !strcmp(info.path, "/lib-rc/x") ? 'x' : '?';
+		CHECK(!strcmp(info.path, "/lib-rc/y") || !strcmp(info.path, "/lib-rc/x"),
+		      "answer %ld: %s", n, info.path);
+		peercgroup_info_free(&info);
+		n++;
+	}
+	while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	/* every incarnation's id is published now */
+	for (i = 0; i < n; i++) {
+		counts[a[i].where == 'y' ? 0 : a[i].where == 'x' ? 1 : 2]++;
+		if (a[i].where == 'y')
+			CHECK_INT(m->y, a[i].id);
+		if (a[i].where != 'x')
+			continue;
+		for (j = 0; j <= m->rounds && m->x[j] != a[i].id; j++)
+			;
+		CHECK(j <= m->rounds, "answer %ld: id %llu, of no x", i,
+		      (unsigned long long)a[i].id);
+		CHECK(a[i].after >= 3 * j + 2 && a[i].before < 3 * j + 3,
+		      "answer %ld: the id of x's incarnation %ld, which the peer was not in while asked (steps %ld to %ld)",
+		      i, j, a[i].before, a[i].after);
+	}
+	free(a);
+	printf("# lib: recreated: %ld rounds, %ld answers: %ld in y, %ld in x, %ld without an id (moved while asked)\n",
+	       m->rounds, n, counts[0], counts[1], counts[2]);
+	CHECK(counts[1] > 0, "never answered x with its id");
+}
+
+static void t_live_recreated_cgroup(void)
+{
+	static struct recreated *m;
+	struct client c;
+	pid_t mover;
+
+	if (!m)
+		m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(m != MAP_FAILED, "mmap: %s", strerror(errno));
+	memset(m, 0, sizeof(*m));
+	m->rounds = knob("pcg.recreated_rounds", "PCG_RECREATED_ROUNDS", 1000);
+	CHECK(m->rounds > 0 && m->rounds < RECREATED_MAX, "%ld rounds", m->rounds);
+	SYS(cg_create("lib-rc"));
+	SYS(cg_create("lib-rc/y"));
+	SYS(cg_create("lib-rc/x"));
+	m->y = cg_id("lib-rc/y");
+	m->x[0] = cg_id("lib-rc/x");
+	m->step = 1;
+	SYS(m->fd = accept_client(&c, "lib-rc/y"));
+	m->peer = c.pid;
+	SYS(mover = fork());
+	if (mover == 0)
+		move_between_x_and_y(m);
+	t_in_child(ask_while_recreated, m);
+	CHECK_INT(mover, waitpid(mover, NULL, 0));
+}
+
 static void t_socketpair_names_creator(void)
 {
 	struct peercgroup_info info;
@@ -638,6 +773,7 @@ int main(int argc, char **argv)
 	RUN(t_live_pid_ns_with_parents_proc);
 	RUN(t_live_passed_into_pid_ns);
 	RUN(t_live_without_pidfd_open);
+	RUN(t_live_recreated_cgroup);
 	RUN(t_socketpair_names_creator);
 	RUN(t_errors);
 	RUN(t_module_absent_enopkg);
