@@ -253,17 +253,24 @@ static int pcg_hook_unregister(struct pcg_hook *hook)
 	return err;
 }
 
-/* Unhooks hooks[0..@n-1], last first; an error if any may still run. */
+/*
+ * Unhooks hooks[0..@n-1], last first; an error if any may still run.  The
+ * destructor hook is left in place if an entry-making hook was refused:
+ * that one still makes entries, and only the destructor takes them away
+ * when their sockets die (the module then stays, main.c).
+ */
 static int pcg_hooks_unregister_first(int n)
 {
 	int err = 0;
 
-	while (--n >= 0) {
-		if (n == 0)
-			pcg_listen_probe_unregister();
+	while (--n > 0)
 		err |= pcg_hook_unregister(&pcg_hooks[n]);
-	}
-	return err ? -EBUSY : 0;
+	if (n < 0)
+		return 0;
+	pcg_listen_probe_unregister();
+	if (err)
+		return -EBUSY;
+	return pcg_hook_unregister(&pcg_hooks[0]) ? -EBUSY : 0;
 }
 
 int pcg_hooks_register(void)
