@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,11 +120,18 @@ static int read_proc_cgroup(pid_t pid, char **path)
 }
 
 /*
- * Where this process sees the cgroup v2 tree from its own cgroup
- * namespace's root, or NULL.  A cgroup2 mount's root in
- * /proc/self/mountinfo is relative to the reader's namespace, so "/" is
- * exactly that root; a mount of another part of the tree (the host's,
- * seen from a container) would put another cgroup at a path.
+ * The calling thread's own files in /proc: its fd table and its mount
+ * namespace may be its own (unshare(CLONE_FILES), unshare(CLONE_NEWNS)),
+ * not those of the main thread, which /proc/self names.
+ */
+#define PROC_THREAD "/proc/thread-self"
+
+/*
+ * Where this thread sees the cgroup v2 tree from its own cgroup
+ * namespace's root, or NULL.  A cgroup2 mount's root in mountinfo is
+ * relative to the reader's namespace, so "/" is exactly that root; a
+ * mount of another part of the tree (the host's, seen from a container)
+ * would put another cgroup at a path.
  */
 static const char *cgroup2_mount(void)
 {
@@ -133,7 +141,7 @@ static const char *cgroup2_mount(void)
 	size_t cap = 0, i;
 	FILE *f;
 
-	f = fopen("/proc/self/mountinfo", "re");
+	f = fopen(PROC_THREAD "/mountinfo", "re");
 	if (!f)
 		return NULL;
 	while (getline(&line, &cap, f) > 0) {
@@ -188,21 +196,21 @@ static int cgroup_lookup(const char *path, uint64_t *id)
 	return r;
 }
 
+static const char removed_marker[] = " (deleted)";
+
 /*
  * Fill in the id of info->path, as /proc printed it.  /proc marks a
  * removed cgroup by appending " (deleted)", but a live cgroup may be
  * named so too: only a cgroup this process can see is missing is taken
- * as removed.  (Only an exiting peer is still in a removed cgroup: one
- * that has tasks cannot be removed.)
+ * as removed (confirm_answer() then checks the peer could be in one).
  */
 static int settle_path(struct peercgroup_info *info)
 {
-	static const char marker[] = " (deleted)";
-	size_t ml = sizeof(marker) - 1, n = strlen(info->path);
+	size_t ml = sizeof(removed_marker) - 1, n = strlen(info->path);
 	uint64_t id = 0;
 	int r = cgroup_lookup(info->path, &id);
 
-	if (n <= ml || strcmp(info->path + n - ml, marker) != 0) {
+	if (n <= ml || strcmp(info->path + n - ml, removed_marker) != 0) {
 		info->cgroup_id = r == 0 ? id : 0;
 		return 0;
 	}
@@ -214,32 +222,57 @@ static int settle_path(struct peercgroup_info *info)
 	return 0;
 }
 
-/*
- * Between the read of /proc and the look-up of its path, the peer may
- * have left its cgroup, and that cgroup been removed and made again at
- * the same path (by whoever may write its parent: the peer itself, in a
- * subtree delegated to it); the id would be the new one's.  So /proc is
- * read again and the path looked up again.  The same path and the same
- * id pin the answer: cgroup2 never gives an id twice and cannot rename a
- * cgroup, so the cgroup with that id had that path between the two
- * look-ups, and the peer was in it at the second read.  A peer that
- * moved meanwhile keeps the path first read (true then), with id 0.
- */
-static int pin_cgroup_id(pid_t pid, struct peercgroup_info *info)
+/* Has the process @pidfd refers to exited (pidfd_poll(): all its threads)? */
+static bool peer_exited(int pidfd)
 {
-	uint64_t id = 0;
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return pidfd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+/*
+ * The answer from the first read of /proc, and the look-ups after it,
+ * confirmed by a second read (the same line again):
+ *
+ * - A live cgroup's id.  Between the first read and the look-up the peer
+ *   may have left its cgroup, and that cgroup been removed and made again
+ *   at the same path (by whoever may write its parent: the peer itself,
+ *   in a subtree delegated to it); the id would be the new one's.  The
+ *   same path and the same id again pin the answer: cgroup2 never gives
+ *   an id twice and cannot rename a cgroup, so the cgroup with that id had
+ *   that path between the two look-ups, and the peer was in it at the
+ *   second read.  A peer that moved keeps the path first read (true
+ *   then), with id 0.
+ *
+ * - A removed cgroup.  Only a process that has exited can be in one, and
+ *   it can no longer move.  Else a live cgroup named "x (deleted)" that
+ *   held the peer at the first read, left and removed since, would be
+ *   taken for x, removed: the peer must have exited (its pidfd says so;
+ *   without one, no answer), and its line must not have changed.
+ */
+static int confirm_answer(pid_t pid, int pidfd, struct peercgroup_info *info)
+{
+	bool removed = info->flags & PEERCGROUP_INFO_CGROUP_REMOVED;
+	size_t n = strlen(info->path);
 	char *again = NULL;
+	uint64_t id = 0;
 	int r;
 
-	if (!info->cgroup_id)
+	if (!removed && !info->cgroup_id)
 		return 0;
+	if (removed && !peer_exited(pidfd))
+		return -ESRCH;
 	r = read_proc_cgroup(pid, &again);
 	if (r < 0)
 		return r;
-	if (strcmp(again, info->path) || cgroup_lookup(again, &id) || id != info->cgroup_id)
+	if (removed) {
+		r = strncmp(again, info->path, n) || strcmp(again + n, removed_marker) ? -ESRCH : 0;
+	} else if (strcmp(again, info->path) || cgroup_lookup(again, &id) ||
+		   id != info->cgroup_id) {
 		info->cgroup_id = 0;
+	}
 	free(again);
-	return 0;
+	return r;
 }
 
 /*
@@ -279,15 +312,16 @@ static bool cgroup_holds_thread(const char *path, pid_t tid)
 /*
  * Is /proc's pid namespace our active one (SO_PEERCRED's)?  "NSpid:"
  * lists our pid in each namespace from /proc's down to ours: one
- * number means they are the same.
+ * number means they are the same.  1 yes, 0 no, or the errno of reading.
  */
-static bool proc_in_our_pid_ns(void)
+static int proc_in_our_pid_ns(void)
 {
 	char *nspid = NULL, *save = NULL;
-	int n = 0;
+	int n = 0, r;
 
-	if (proc_line("/proc/self/status", "NSpid:", &nspid) < 0)
-		return false;
+	r = proc_line(PROC_THREAD "/status", "NSpid:", &nspid);
+	if (r < 0)
+		return r == -ENODATA ? 0 : r;
 	for (char *p = nspid; strtok_r(p, " \t", &save); p = NULL)
 		n++;
 	free(nspid);
@@ -295,30 +329,73 @@ static bool proc_in_our_pid_ns(void)
 }
 
 /*
- * The peer's number in /proc's pid namespace: 0 if not there, -1 if gone.
- * From @pidfd's fdinfo; without a pidfd (@pidfd < 0), or where 5.10 does
- * not let a process that changed its uid read its own fdinfo, @ours, the
- * SO_PEERCRED pid, is that number only if /proc is of our pid namespace.
+ * The number of the process @pidfd refers to in /proc's pid namespace,
+ * from the pidfd's fdinfo, into *@pid: 0 if it has none there, -1 once it
+ * is reaped.  0, or the errno of reading /proc: EACCES where 5.10 does
+ * not let a process that changed its uid read its own fdinfo.
  */
-static pid_t proc_pid(int pidfd, pid_t ours)
+static int fdinfo_pid(int pidfd, pid_t *pid)
 {
-	pid_t pid = -1;
 	char fn[64], *rest = NULL;
 	int r;
 
+	snprintf(fn, sizeof(fn), PROC_THREAD "/fdinfo/%d", pidfd);
+	r = proc_line(fn, "Pid:", &rest);
+	*pid = -1;
+	if (r == -ENODATA)
+		return 0;
+	if (r < 0)
+		return r;
+	if (sscanf(rest, "%d", pid) != 1)
+		*pid = -1;
+	free(rest);
+	return 0;
+}
+
+static bool fdinfo_refused(int err)
+{
+	return err == -EACCES || err == -EPERM;
+}
+
+/*
+ * The peer's number in /proc's pid namespace into *@pid: 0 if not there,
+ * -1 if reaped.  From @pidfd's fdinfo; without a pidfd (@pidfd < 0), or
+ * where fdinfo is refused, @ours, the SO_PEERCRED pid, is that number
+ * only if /proc is of our pid namespace.  0 or the errno of reading /proc.
+ */
+static int proc_pid(int pidfd, pid_t ours, pid_t *pid)
+{
+	int r;
+
 	if (pidfd >= 0) {
-		snprintf(fn, sizeof(fn), "/proc/self/fdinfo/%d", pidfd);
-		r = proc_line(fn, "Pid:", &rest);
-		if (r == 0) {
-			if (sscanf(rest, "%d", &pid) != 1)
-				pid = -1;
-			free(rest);
-			return pid;
-		}
-		if (r == -ENODATA || r == -ENOMEM)
-			return -1;
+		r = fdinfo_pid(pidfd, pid);
+		if (!fdinfo_refused(r))
+			return r;
 	}
-	return proc_in_our_pid_ns() ? ours : 0;
+	r = proc_in_our_pid_ns();
+	if (r < 0)
+		return r;
+	*pid = r ? ours : 0;
+	return 0;
+}
+
+/*
+ * Is the process @pidfd refers to not reaped yet, so that the pid /proc
+ * was read at is still its own?  fdinfo's "Pid:" turns -1 once it is
+ * reaped (5.10 to 7.3), whatever the caller may do to it.  Where fdinfo
+ * is refused, a signal 0 through the pidfd tells, EPERM (a peer we may
+ * not signal) saying it lives.  0, -ESRCH, or the errno of reading /proc.
+ */
+static int peer_unreaped(int pidfd)
+{
+	pid_t pid;
+	int r = fdinfo_pid(pidfd, &pid);
+
+	if (!fdinfo_refused(r))
+		return r < 0 ? r : pid > 0 ? 0 : -ESRCH;
+	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 && errno != EPERM)
+		return -ESRCH;
+	return 0;
 }
 
 PCG_HIDDEN int pcg_get_live(int sockfd, unsigned int flags, struct peercgroup_info *info)
@@ -380,8 +457,10 @@ PCG_HIDDEN int pcg_get_live(int sockfd, unsigned int flags, struct peercgroup_in
 		if (pidfd < 0 && errno != ENOSYS && errno != EPERM)
 			return -errno;
 	}
-	pid = proc_pid(pidfd, cred.pid);
-	if (pid <= 0) {	/* exited, or not in /proc's pid namespace */
+	r = proc_pid(pidfd, cred.pid, &pid);
+	if (r < 0)
+		goto out;
+	if (pid <= 0) {	/* reaped, or not in /proc's pid namespace */
 		r = -ESRCH;
 		goto out;
 	}
@@ -404,18 +483,17 @@ PCG_HIDDEN int pcg_get_live(int sockfd, unsigned int flags, struct peercgroup_in
 		r = -ENAMETOOLONG;
 		goto out;
 	}
-	r = pin_cgroup_id(pid, info);
+	r = confirm_answer(pid, pidfd, info);
 	if (r < 0)
 		goto out;
 	/*
 	 * The pid could have been recycled while we read /proc and the
-	 * cgroup; the pidfd still refers to the original process and tells
-	 * whether it lives.  EPERM (a peer we may not signal) also says it does.
+	 * cgroup; the pidfd still refers to the original process.
 	 */
-	if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 &&
-	    errno != EPERM) {
-		r = -ESRCH;
-		goto out;
+	if (pidfd >= 0) {
+		r = peer_unreaped(pidfd);
+		if (r < 0)
+			goto out;
 	}
 	info->flags |= PEERCGROUP_INFO_LIVE;
 	if (flags & PEERCGROUP_GET_NO_PATH) {

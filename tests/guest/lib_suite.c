@@ -8,12 +8,15 @@
 #include "guest.h"
 
 #include <grp.h>
+#include <pthread.h>
 #include <limits.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #include "peercgroup.h"
@@ -512,7 +515,6 @@ static void t_live_without_pidfd_open(void)
 	t_in_child(live_without_pidfd_open, &a);
 }
 
-/* Both ends of a socketpair name its creator, whoever holds them later. */
 /*
  * The peer moves out of its cgroup, which is removed and made again at
  * the same path, while live answers are asked: an answer's id must be of
@@ -535,7 +537,8 @@ struct recreated {
 	int stop;
 	pid_t peer;
 	int fd;
-	uint64_t y, x[RECREATED_MAX];
+	char x[32];		/* x's cgroup */
+	uint64_t y, x_ids[RECREATED_MAX];
 };
 
 struct placed_answer {
@@ -547,24 +550,38 @@ struct placed_answer {
 static void move_between_x_and_y(struct recreated *m)
 {
 	struct timespec gap = { 0, 300000 };
+	char x[PATH_MAX];
 
+	snprintf(x, sizeof(x), CGROOT "/%s", m->x);
 	for (long j = 0; j < m->rounds; j++) {
 		__atomic_store_n(&m->step, 3 * j + 2, __ATOMIC_RELEASE);
-		if (cg_move("lib-rc/x", m->peer))
+		if (cg_move(m->x, m->peer))
 			_exit(1);
 		nanosleep(&gap, NULL);
 		if (cg_move("lib-rc/y", m->peer))
 			_exit(2);
 		__atomic_store_n(&m->step, 3 * j + 3, __ATOMIC_RELEASE);
 		/* not cg_create(): this process runs no cleanups */
-		if (rmdir(CGROOT "/lib-rc/x") || mkdir(CGROOT "/lib-rc/x", 0755))
+		if (rmdir(x) || mkdir(x, 0755))
 			_exit(3);
-		m->x[j + 1] = cg_id("lib-rc/x");
+		m->x_ids[j + 1] = cg_id(m->x);
 		__atomic_store_n(&m->step, 3 * j + 4, __ATOMIC_RELEASE);
 		nanosleep(&gap, NULL);
 	}
 	__atomic_store_n(&m->stop, 1, __ATOMIC_RELEASE);
 	_exit(0);
+}
+
+/* A mount namespace with 200 more mounts: a slower parse of mountinfo. */
+static int slow_mountinfo(void)
+{
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    (mkdir("/tmp/lib-rc", 0700) && errno != EEXIST))
+		return -1;
+	for (int i = 0; i < 200; i++)
+		if (mount("lib-rc", "/tmp/lib-rc", "tmpfs", 0, "size=4k"))
+			return -1;
+	return 0;
 }
 
 static void ask_while_recreated(void *arg)
@@ -575,12 +592,7 @@ static void ask_while_recreated(void *arg)
 	long n = 0, counts[3] = { 0 }, i, j;
 	int r;
 
-	SYS(unshare(CLONE_NEWNS));
-	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
-	if (mkdir("/tmp/lib-rc", 0700) && errno != EEXIST)
-		FAIL("mkdir: %s", strerror(errno));
-	for (i = 0; i < 200; i++)
-		SYS(mount("lib-rc", "/tmp/lib-rc", "tmpfs", 0, "size=4k"));
+	SYS(slow_mountinfo());
 	a = calloc(RECREATED_ANSWERS, sizeof(*a));
 	CHECK(a, "calloc");
 	while (n < RECREATED_ANSWERS && !__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE)) {
@@ -605,7 +617,7 @@ static void ask_while_recreated(void *arg)
 			CHECK_INT(m->y, a[i].id);
 		if (a[i].where != 'x')
 			continue;
-		for (j = 0; j <= m->rounds && m->x[j] != a[i].id; j++)
+		for (j = 0; j <= m->rounds && m->x_ids[j] != a[i].id; j++)
 			;
 		CHECK(j <= m->rounds, "answer %ld: id %llu, of no x", i,
 		      (unsigned long long)a[i].id);
@@ -619,33 +631,178 @@ static void ask_while_recreated(void *arg)
 	CHECK(counts[1] > 0, "never answered x with its id");
 }
 
-static void t_live_recreated_cgroup(void)
+/* Shared memory for the mover and the asker, set up for x named @x. */
+static struct recreated *recreated_setup(const char *x)
 {
 	static struct recreated *m;
-	struct client c;
-	pid_t mover;
 
 	if (!m)
 		m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	CHECK(m != MAP_FAILED, "mmap: %s", strerror(errno));
+	if (m == MAP_FAILED)
+		return NULL;
 	memset(m, 0, sizeof(*m));
 	m->rounds = knob("pcg.recreated_rounds", "PCG_RECREATED_ROUNDS", 1000);
-	CHECK(m->rounds > 0 && m->rounds < RECREATED_MAX, "%ld rounds", m->rounds);
-	SYS(cg_create("lib-rc"));
-	SYS(cg_create("lib-rc/y"));
-	SYS(cg_create("lib-rc/x"));
+	if (m->rounds <= 0 || m->rounds >= RECREATED_MAX)
+		m->rounds = 1000;
+	snprintf(m->x, sizeof(m->x), "lib-rc/%s", x);
+	if (cg_create("lib-rc") || cg_create("lib-rc/y") || cg_create(m->x))
+		return NULL;
 	m->y = cg_id("lib-rc/y");
-	m->x[0] = cg_id("lib-rc/x");
+	m->x_ids[0] = cg_id(m->x);
 	m->step = 1;
-	SYS(m->fd = accept_client(&c, "lib-rc/y"));
+	return m;
+}
+
+/* The peer, accepted on m->fd, and the mover: its pid, or -1. */
+static pid_t recreated_start(struct recreated *m)
+{
+	struct client c;
+	pid_t mover;
+
+	m->fd = accept_client(&c, "lib-rc/y");
+	if (m->fd < 0)
+		return -1;
 	m->peer = c.pid;
-	SYS(mover = fork());
+	mover = fork();
 	if (mover == 0)
 		move_between_x_and_y(m);
+	return mover;
+}
+
+static void t_live_recreated_cgroup(void)
+{
+	struct recreated *m = recreated_setup("x");
+	pid_t mover;
+
+	CHECK(m, "setup: %s", strerror(errno));
+	SYS(mover = recreated_start(m));
 	t_in_child(ask_while_recreated, m);
 	CHECK_INT(mover, waitpid(mover, NULL, 0));
 }
 
+/*
+ * The same mover, x named "x (deleted)" beside a live "x": /proc's line
+ * for the peer in it is what it would be for a removed x.  Once that
+ * cgroup is gone from its path (left and removed meanwhile), the peer,
+ * alive, must not be told in x, removed: it is in y, or unknown.
+ */
+static void ask_while_deleted_name_recreated(void *arg)
+{
+	struct recreated *m = arg;
+	struct peercgroup_info info;
+	long n = 0, in_y = 0, unknown = 0;
+	int r;
+
+	SYS(slow_mountinfo());
+	while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE)) {
+		r = peercgroup_get(m->fd, PEERCGROUP_GET_LIVE, &info);
+		n++;
+		if (r == -ESRCH) {
+			unknown++;
+			continue;
+		}
+		CHECK(r == 0, "answer %ld: %s", n, strerror(-r));
+		CHECK(!strcmp(info.path, "/lib-rc/y") && !(info.flags & PEERCGROUP_INFO_CGROUP_REMOVED),
+		      "answer %ld: %s, flags %#x: the peer is alive, in y or in \"x (deleted)\"",
+		      n, info.path, info.flags);
+		in_y++;
+		peercgroup_info_free(&info);
+	}
+	printf("# lib: deleted name: %ld rounds, %ld answers: %ld in y, %ld unknown\n",
+	       m->rounds, n, in_y, unknown);
+	CHECK(in_y > 0 && unknown > 0, "never asked while in y and while in \"x (deleted)\"");
+}
+
+static void t_live_deleted_name_recreated(void)
+{
+	struct recreated *m = recreated_setup("x (deleted)");
+	pid_t mover;
+
+	CHECK(m, "setup: %s", strerror(errno));
+	SYS(cg_create("lib-rc/x"));
+	SYS(mover = recreated_start(m));
+	t_in_child(ask_while_deleted_name_recreated, m);
+	CHECK_INT(mover, waitpid(mover, NULL, 0));
+}
+
+/*
+ * A thread with a file table of its own (unshare(CLONE_FILES)) gets its
+ * peer's cgroup, never that of the process that a descriptor of the same
+ * number in the main thread's table refers to (/proc/self is the main
+ * thread's; /proc/thread-self its own).
+ */
+struct own_table {
+	int fd, decoy_pidfd, r;
+	char path[64];
+	uint64_t id;
+};
+
+static void *live_with_own_file_table(void *arg)
+{
+	struct own_table *o = arg;
+	struct peercgroup_info info;
+
+	if (unshare(CLONE_FILES)) {
+		o->r = -errno;
+		return NULL;
+	}
+	close(o->decoy_pidfd);	/* in this table only: the next pidfd gets its number */
+	o->r = peercgroup_get(o->fd, PEERCGROUP_GET_LIVE, &info);
+	if (!o->r) {
+		snprintf(o->path, sizeof(o->path), "%s", info.path);
+		o->id = info.cgroup_id;
+		peercgroup_info_free(&info);
+	}
+	return NULL;
+}
+
+static void t_live_thread_with_own_file_table(void)
+{
+	struct own_table o = { .r = -1 };
+	struct client c;
+	pthread_t t;
+	pid_t decoy;
+
+	SYS(cg_create("lib-own-peer"));
+	SYS(cg_create("lib-own-decoy"));
+	SYS(o.fd = accept_client(&c, "lib-own-peer"));
+	SYS(decoy = fork());
+	if (decoy == 0)
+		sleep_forever(NULL);
+	SYS(cg_move("lib-own-decoy", decoy));
+	SYS(o.decoy_pidfd = (int)syscall(SYS_pidfd_open, decoy, 0));
+	defer_close(o.decoy_pidfd);
+	CHECK_INT(0, pthread_create(&t, NULL, live_with_own_file_table, &o));
+	pthread_join(t, NULL);
+	CHECK_INT(0, o.r);
+	CHECK_STR("/lib-own-peer", o.path);
+	CHECK_INT(cg_id("lib-own-peer"), o.id);
+}
+
+/* A caller out of descriptors is told so (EMFILE), not that its peer is gone. */
+static void live_out_of_descriptors(void *arg)
+{
+	struct rlimit one_more;
+	struct peercgroup_info info;
+	int fd = *(int *)arg, next;
+
+	SYS(next = fcntl(fd, F_DUPFD_CLOEXEC, 0));
+	close(next);
+	one_more.rlim_cur = one_more.rlim_max = next + 1;	/* the peer's pidfd, no more */
+	SYS(setrlimit(RLIMIT_NOFILE, &one_more));
+	CHECK_INT(-EMFILE, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
+}
+
+static void t_live_out_of_descriptors(void)
+{
+	struct client c;
+	int fd;
+
+	SYS(fd = accept_client(&c, CG_CLIENT));
+	t_in_child(live_out_of_descriptors, &fd);
+}
+
+/* Both ends of a socketpair name its creator, whoever holds them later. */
 static void t_socketpair_names_creator(void)
 {
 	struct peercgroup_info info;
@@ -774,6 +931,9 @@ int main(int argc, char **argv)
 	RUN(t_live_passed_into_pid_ns);
 	RUN(t_live_without_pidfd_open);
 	RUN(t_live_recreated_cgroup);
+	RUN(t_live_deleted_name_recreated);
+	RUN(t_live_thread_with_own_file_table);
+	RUN(t_live_out_of_descriptors);
 	RUN(t_socketpair_names_creator);
 	RUN(t_errors);
 	RUN(t_module_absent_enopkg);
