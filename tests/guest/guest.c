@@ -596,15 +596,36 @@ int dev_open(void)
 	return open(PEERCGROUP_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 }
 
+#define OUT_CANARY 0xa5a5a5a5u
+
 int query_on(int dev, int sockfd, struct peercgroup_query *q, char *path, size_t size)
 {
+	int err;
+
 	memset(q, 0, sizeof(*q));
 	q->size = sizeof(*q);
 	q->sockfd = sockfd;
 	q->flags = path ? 0 : PEERCGROUP_QUERY_NO_PATH;
 	q->path = (uintptr_t)path;
 	q->path_size = path ? size : 0;
-	return ioctl(dev, PEERCGROUP_IOC_QUERY, q) ? -errno : 0;
+	/* what a failure must leave as it was (peercgroup.h), in every suite */
+	q->cgroup_id = (uint64_t)OUT_CANARY << 32 | OUT_CANARY;
+	q->path_len = q->result_flags = OUT_CANARY;
+	q->pid = (__s32)OUT_CANARY;
+	err = ioctl(dev, PEERCGROUP_IOC_QUERY, q) ? -errno : 0;
+	if (err && err != -ERANGE && err != -ENAMETOOLONG) {
+		if (q->cgroup_id != ((uint64_t)OUT_CANARY << 32 | OUT_CANARY) ||
+		    q->path_len != OUT_CANARY || (__u32)q->pid != OUT_CANARY ||
+		    q->result_flags != OUT_CANARY)
+			t_failf(__FILE__, __LINE__,
+				"query failed (%d) and wrote back: id %#llx, path_len %#x, pid %#x, flags %#x",
+				err, (unsigned long long)q->cgroup_id, q->path_len,
+				(__u32)q->pid, q->result_flags);
+		q->cgroup_id = 0;
+		q->path_len = q->result_flags = 0;
+		q->pid = 0;
+	}
+	return err;
 }
 
 int query(int sockfd, struct peercgroup_query *q, char *path, size_t size)
