@@ -19,7 +19,9 @@
  * ends of each call, under the listener's lock:
  *  - at entry: the call is running, from cgroup C;
  *  - at return: if it succeeded, C is what the kernel set for this thread
- *    group, unless another call of the same group overlapped it.
+ *    group, unless another call of the same group overlapped it, or the
+ *    task left C before the return (the kernel took its credentials at
+ *    some moment in between).
  * The connect hook reads the listener's sk_peer_pid (stable: the lock is
  * held) and answers only from that thread group's slot, and only when
  * every call of that group that may have set the credentials was made
@@ -75,10 +77,13 @@ struct pcg_listen_slot {
 	struct cgroup *settled;		/* from its last call that succeeded */
 	struct cgroup *pending;		/* from its calls still running */
 	unsigned int running;
+	bool overlapped;		/* since @running was last 0 */
 	/*
-	 * Its calls overlapped from different cgroups, or its thread group
-	 * already held the credentials before the record knew it: which
-	 * cgroup the kernel's credentials came from is unknown for good.
+	 * Its calls overlapped from different cgroups, a call's task moved
+	 * during it, or its thread group already held the credentials before
+	 * the record knew it: which cgroup the kernel's credentials came from
+	 * is unknown, until a call of the group, alone from entry to return
+	 * and not moved, succeeds and sets them again.
 	 */
 	bool doubtful;
 };
@@ -225,8 +230,10 @@ static bool pcg_listen_begin(const struct sock *sk, struct pid *tgid,
 	if (!slot->running) {
 		cgroup_get(cgrp);
 		slot->pending = cgrp;
-	} else if (slot->pending != cgrp) {
-		slot->doubtful = true;
+	} else {
+		slot->overlapped = true;
+		if (slot->pending != cgrp)
+			slot->doubtful = true;
 	}
 	slot->running++;
 	*in_slot = true;
@@ -241,8 +248,12 @@ static void pcg_listener_remove(struct pcg_listener *l)
 	}
 }
 
-/* That call returns @ret; the caller holds the state lock of @sk. */
-static void pcg_listen_end(const struct sock *sk, struct pid *tgid, int ret)
+/*
+ * That call returns @ret, its task @moved out of the cgroup it began in;
+ * the caller holds the state lock of @sk.
+ */
+static void pcg_listen_end(const struct sock *sk, struct pid *tgid, int ret,
+			   bool moved)
 {
 	struct pcg_listen_slot *slot;
 	struct pcg_listener *l;
@@ -253,6 +264,10 @@ static void pcg_listen_end(const struct sock *sk, struct pid *tgid, int ret)
 	if (!slot || WARN_ON_ONCE(!slot->running))
 		return;
 	if (!ret) {
+		if (moved)
+			slot->doubtful = true;
+		else if (slot->running == 1 && !slot->overlapped)
+			slot->doubtful = false;	/* it set them last, from pending */
 		cgroup_get(slot->pending);
 		if (slot->settled)
 			cgroup_put(slot->settled);
@@ -261,6 +276,7 @@ static void pcg_listen_end(const struct sock *sk, struct pid *tgid, int ret)
 	if (!--slot->running) {
 		cgroup_put(slot->pending);
 		slot->pending = NULL;
+		slot->overlapped = false;
 	}
 }
 
@@ -395,6 +411,8 @@ out:
 /* What the probe remembers between the entry and the return of a call. */
 struct pcg_listen_call {
 	struct sock *sk;
+	/* its task's cgroup at entry; identity only (its slot pins it) */
+	const struct cgroup *from;
 	bool followed;		/* the record knows of the call */
 	bool in_slot;		/* and counts it as running (pcg_listen_begin()) */
 };
@@ -420,6 +438,7 @@ static int notrace pcg_listen_enter(struct kretprobe_instance *ri,
 	call->followed = false;
 	call->in_slot = false;
 	cgrp = pcg_current_cgroup();
+	call->from = cgrp;
 	spin_lock(&unix_sk(sk)->lock);
 	if (cgrp && pcg_may_listen(sk)) {
 		rcu_read_lock();
@@ -446,7 +465,8 @@ static int notrace pcg_listen_return(struct kretprobe_instance *ri,
 	spin_lock(&unix_sk(sk)->lock);
 	rcu_read_lock();
 	if (call->in_slot)
-		pcg_listen_end(sk, task_tgid(current), ret);
+		pcg_listen_end(sk, task_tgid(current), ret,
+			       task_dfl_cgroup(current) != call->from);
 	else if (!ret && !call->followed)
 		pcg_listen_escaped(sk);
 	rcu_read_unlock();

@@ -1028,7 +1028,8 @@ static void relisten_in_child(int lfd, const char *cg)
 /*
  * Connections made before the module was loaded have no record: ENODATA,
  * never a guess.  A listener from before the load still gives its new
- * connections' accepting side an answer, but not their client side.
+ * connections' accepting side an answer, but not their client side, until
+ * it listens again.
  */
 static void t_connection_before_load(void)
 {
@@ -1062,20 +1063,28 @@ static void t_connection_before_load(void)
 	CHECK_INT(-ENODATA, a.err);
 
 	/*
-	 * listen() again after the load by the same process: the kernel's
-	 * credentials may still come from a call the module never saw, so
-	 * clients still get no answer.  Another process's listen() is
-	 * followed from start to end: its clients learn it.
+	 * listen() again after the load, by the same process or another:
+	 * a call the module followed from entry to return, alone in its
+	 * process, set the credentials last, so clients learn its cgroup,
+	 * whatever the calls the module never saw left.  The same process
+	 * listening again after another is learnt again too.
 	 */
+	SYS(cg_create("srv3"));
+	SYS(cg_move("srv3", 0));
 	SYS(listen(s.lfd, 128));
 	SYS(client_start(&c_relisten, "cli_a", s.name, SOCK_STREAM));
 	SYS(client_query(&c_relisten, &a));
-	CHECK_INT(-ENODATA, a.err);
+	CHECK_ANSWER(a.err, a.q, a.path, "srv3");
 	client_stop(&c_relisten);
 	relisten_in_child(s.lfd, "srv2");
 	SYS(client_start(&c_relisten, "cli_a", s.name, SOCK_STREAM));
 	SYS(client_query(&c_relisten, &a));
 	CHECK_ANSWER(a.err, a.q, a.path, "srv2");
+	client_stop(&c_relisten);
+	SYS(listen(s.lfd, 128));
+	SYS(client_start(&c_relisten, "cli_a", s.name, SOCK_STREAM));
+	SYS(client_query(&c_relisten, &a));
+	CHECK_ANSWER(a.err, a.q, a.path, "srv3");
 
 	close(sv[0]);
 	close(sv[1]);

@@ -81,7 +81,8 @@
  *		loaded, or its record could not be allocated; on the client
  *		end, also when the module cannot prove which cgroup the
  *		listener's credentials were set from (it listened before the
- *		module was loaded, or a listen() it could not follow ran).
+ *		module was loaded and not since, it moved during listen(),
+ *		or a listen() it could not follow ran).
  *   EREMOTE	withheld: the peer is outside the caller's namespaces (above);
  *		nothing is written back.
  *   ERANGE	@path_size < @path_len + 1 (the other out fields are filled).
