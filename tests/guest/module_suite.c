@@ -736,6 +736,85 @@ static void t_seqpacket(void)
 }
 
 /* Both ends of socketpair() learn the creator, whoever holds them later. */
+/*
+ * In cgroup @cg, a child makes a listening socket (@pair false: bound to
+ * @name) or a socketpair, sends it (both ends) over @via, and exits; it is
+ * reaped.  Its pid.
+ */
+static pid_t made_by_a_gone_process(const char *cg, const char *name, bool pair, int via)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int sv[2] = { -1, -1 };
+
+		if (cg_move(cg, 0))
+			_exit(1);
+		if (pair ? socketpair(AF_UNIX, SOCK_STREAM, 0, sv) :
+			   (sv[0] = listen_on(name, SOCK_STREAM)) < 0)
+			_exit(2);
+		_exit(send_fd(via, sv[0]) || (pair && send_fd(via, sv[1])) ? 3 : 0);
+	}
+	if (pid > 0 && (waitpid(pid, NULL, 0) != pid))
+		return -1;
+	return pid;
+}
+
+/* @fd's answer names @cg and @gone, exited, as SO_PEERCRED names @gone. */
+static void check_gone_peer(int fd, const char *cg, pid_t gone)
+{
+	struct peercgroup_query q;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	char path[256];
+	int err = query(fd, &q, path, sizeof(path));
+
+	SYS(getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len));
+	CHECK_INT(gone, cred.pid);
+	CHECK_ANSWER(err, q, path, cg);
+	CHECK_INT(gone, q.pid);
+	CHECK_INT(PEERCGROUP_RESULT_PEER_EXITED, q.result_flags);
+}
+
+/*
+ * The client end when the process that listened is gone (its socket kept
+ * by another), and both ends of a socketpair whose maker is gone: each
+ * names the gone process, as SO_PEERCRED does, its cgroup, and that it
+ * has exited.
+ */
+static void t_client_end_outlives_its_listener(void)
+{
+	int via[2], lfd, cli, acc, sv[2];
+	char name[64];
+	pid_t gone;
+
+	SYS(cg_create("gone_l"));
+	SYS(cg_create("gone_p"));
+	SYS(cg_create("cli_a"));
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, via));
+	defer_close(via[0]);
+	defer_close(via[1]);
+	snprintf(name, sizeof(name), "pcg-gone-%d", (int)getpid());
+	SYS(gone = made_by_a_gone_process("gone_l", name, false, via[1]));
+	SYS(lfd = recv_fd(via[0]));
+	defer_close(lfd);
+	SYS(cg_move("cli_a", 0));
+	SYS(cli = connect_to(name, SOCK_STREAM));
+	defer_close(cli);
+	SYS(acc = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+	defer_close(acc);
+	check_gone_peer(cli, "gone_l", gone);
+
+	SYS(gone = made_by_a_gone_process("gone_p", NULL, true, via[1]));
+	SYS(sv[0] = recv_fd(via[0]));
+	defer_close(sv[0]);
+	SYS(sv[1] = recv_fd(via[0]));
+	defer_close(sv[1]);
+	check_gone_peer(sv[0], "gone_p", gone);
+	check_gone_peer(sv[1], "gone_p", gone);
+	SYS(cg_move("", 0));
+}
+
 static void t_socketpair(void)
 {
 	struct peercgroup_query q0, q1;
@@ -1579,6 +1658,7 @@ int main(int argc, char **argv)
 	RUN(t_io_uring_connect_waits_in_a_worker);
 	RUN(t_seqpacket);
 	RUN(t_socketpair);
+	RUN(t_client_end_outlives_its_listener);
 	RUN(t_peer_moves);
 	RUN(t_peer_exits);
 	RUN(t_zombie_peer_has_exited);
