@@ -573,6 +573,113 @@ static void r_peer_exits_during_queries(void)
 	CHECK(alive > 0 && exited > 0, "the watcher never saw the peer alive and exited");
 }
 
+/* ---- a peer's cgroup chain removed while its path is asked ---- */
+
+struct chain_watch {
+	int fd, stop;
+	pid_t pid;
+	uint64_t id;
+	long answers, removed, wrong;
+	char first_wrong[200];
+};
+
+/* Asks for the path without pause; the flag "removed", once set, stays. */
+static void *chain_asker(void *arg)
+{
+	struct chain_watch *w = arg;
+	struct peercgroup_query q;
+	bool removed = false;
+	char path[256], why[sizeof(w->first_wrong)];
+	int dev = dev_open(), err;
+
+	while (dev >= 0 && !__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		err = query_on(dev, w->fd, &q, path, sizeof(path));
+		why[0] = 0;
+		if (err)
+			snprintf(why, sizeof(why), "query: %s", strerror(-err));
+		else if (strcmp(path, "/pw/a/b/c") || q.path_len != 9 || q.cgroup_id != w->id ||
+			 (pid_t)q.pid != w->pid)
+			snprintf(why, sizeof(why), "\"%.64s\" (%u) id %llu pid %d",
+				 path, q.path_len, (unsigned long long)q.cgroup_id, q.pid);
+		else if (removed && !(q.result_flags & PEERCGROUP_RESULT_CGROUP_REMOVED))
+			snprintf(why, sizeof(why), "flags %#x: removed, then not", q.result_flags);
+		if (why[0] && !__atomic_fetch_add(&w->wrong, 1, __ATOMIC_RELAXED))
+			memcpy(w->first_wrong, why, sizeof(why));
+		removed = removed || (!err && (q.result_flags & PEERCGROUP_RESULT_CGROUP_REMOVED));
+		__atomic_fetch_add(&w->answers, 1, __ATOMIC_RELAXED);
+		if (removed)
+			__atomic_fetch_add(&w->removed, 1, __ATOMIC_RELAXED);
+	}
+	if (dev >= 0)
+		close(dev);
+	return NULL;
+}
+
+/*
+ * A peer in pw/a/b/c is asked for its path by two threads without pause
+ * while it moves out and the whole chain is removed, c first, siblings
+ * made and removed beside it meanwhile.  The path is formatted from the
+ * cgroups' names with no cgroup lock held: every answer must be the whole
+ * path, its id and the peer's pid, and "removed" once set stays set; once
+ * the chain is gone the answer says so (KASAN and PROVE_RCU, in the debug
+ * run, watch the walk).
+ */
+static void r_path_while_chain_removed(void)
+{
+	long rounds = knob("pcg.chain_rounds", "PCG_CHAIN_ROUNDS", 30);
+	static const char *const chain[] = { "pw/a/b/c", "pw/a/b", "pw/a", "pw" };
+	struct chain_watch w = { .fd = -1 };
+	pthread_t askers[2];
+	struct client c;
+	char name[64], sib[64];
+	long r, told_removed = 0, answers = 0;
+	int lfd, i, n;
+
+	snprintf(name, sizeof(name), "pcg-chain-%d", (int)getpid());
+	SYS(lfd = listen_on(name, SOCK_STREAM));
+	defer_close(lfd);
+	for (r = 0; r < rounds && !w.wrong; r++) {
+		for (i = 3; i >= 0; i--)
+			SYS(cg_create(chain[i]));
+		SYS(client_start(&c, "pw/a/b/c", name, SOCK_STREAM));
+		SYS(w.fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+		w.id = cg_id("pw/a/b/c");
+		w.pid = c.pid;
+		w.stop = 0;
+		w.answers = w.removed = 0;
+		for (i = 0; i < 2; i++)
+			CHECK_INT(0, pthread_create(&askers[i], NULL, chain_asker, &w));
+		SYS(client_move(&c, ""));
+		for (i = 0; i < 4; i++) {
+			if (i < 3) {	/* a sibling made and removed beside the chain */
+				snprintf(sib, sizeof(sib), CGROOT "/pw/a/s%ld", r);
+				mkdir(sib, 0755);
+				rmdir(sib);
+			}
+			if (cg_remove(chain[i]))
+				break;
+		}
+		for (n = 0; n < 5000 && !__atomic_load_n(&w.wrong, __ATOMIC_ACQUIRE); n++) {
+			if (__atomic_load_n(&w.answers, __ATOMIC_ACQUIRE) >= 200 &&
+			    __atomic_load_n(&w.removed, __ATOMIC_ACQUIRE))
+				break;
+			usleep(1000);
+		}
+		__atomic_store_n(&w.stop, 1, __ATOMIC_RELEASE);
+		for (n = 0; n < 2; n++)
+			pthread_join(askers[n], NULL);
+		CHECK(i == 4, "round %ld: cannot remove %s: %s", r, chain[i], strerror(errno));
+		told_removed += w.removed > 0;
+		answers += w.answers;
+		close(w.fd);
+		client_stop(&c);
+	}
+	printf("# race: chain: %ld rounds, %ld answers, removal seen in %ld\n", r, answers,
+	       told_removed);
+	CHECK(!w.wrong, "round %ld: %ld wrong answers, the first: %s", r - 1, w.wrong, w.first_wrong);
+	CHECK_INT(r, told_removed);
+}
+
 int main(int argc, char **argv)
 {
 	guest_begin("race", argc, argv);
@@ -587,5 +694,6 @@ int main(int argc, char **argv)
 	RUN(r_relisten_race_matches_peercred);
 	RUN(r_threads_in_two_cgroups);
 	RUN(r_peer_exits_during_queries);
+	RUN(r_path_while_chain_removed);
 	return guest_end();
 }
