@@ -4,7 +4,9 @@
  * than SO_PEERCRED, /proc and its own cgroupfs view tell it.
  *
  * The matrix: callers in {the host's, a container's} pid namespace x
- * {the host's, a container's} cgroup namespace ask about peers in
+ * {the host's, a container's} cgroup namespace, and a rootless
+ * container's (nobody, root of a user namespace of its own), ask about
+ * peers in
  * {the host's, the container's} pid namespace x {inside, outside} the
  * container's cgroup namespace, from both ends of each connection (the
  * socket accepted from the peer's connect(), the socket connected to the
@@ -13,8 +15,9 @@
  * itself.  Expected, for each (caller, peer):
  *  - withheld (EREMOTE, nothing written, the library says -EREMOTE) when
  *    the peer's pid has no number in the caller's pid namespace AND its
- *    cgroup is outside the caller's cgroup namespace; every caller is
- *    root with CAP_SYS_ADMIN, so no capability overrides this;
+ *    cgroup is outside the caller's cgroup namespace; the callers but
+ *    the rootless one are root with CAP_SYS_ADMIN, so no capability
+ *    overrides this, and the rootless one is told the same;
  *  - otherwise the answer: pid == SO_PEERCRED's (0 when not visible),
  *    path as /proc/PID/cgroup reads from the caller ("/../host" or
  *    "/app" inside the container's cgroup namespace), cgroup id ==
@@ -25,7 +28,9 @@
  */
 #include "guest.h"
 
+#include <grp.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 
 #include "peercgroup.h"	/* the library's */
 
@@ -58,17 +63,19 @@ static const struct peer_kind peer_kinds[PEERS] = {
 	{ false, CG_HOST }, { false, CG_APP }, { true, CG_HOST }, { true, CG_APP },
 };
 
-enum { CALLERS = 4 };
+enum { CALLERS = 5 };
 struct caller_kind {
 	bool box_pid;		/* runs in the container's pid namespace */
 	bool box_cgns;		/* unshares a cgroup namespace at CG_BOX */
+	bool userns;		/* as nobody, root of a user namespace of its own */
 	const char *what;
 };
 static const struct caller_kind caller_kinds[CALLERS] = {
-	{ false, false, "host caller" },
-	{ false, true, "host pid ns, container cgroup ns" },
-	{ true, false, "container pid ns, host cgroup ns" },
-	{ true, true, "container caller" },
+	{ false, false, false, "host caller" },
+	{ false, true, false, "host pid ns, container cgroup ns" },
+	{ true, false, false, "container pid ns, host cgroup ns" },
+	{ true, true, false, "container caller" },
+	{ true, true, true, "rootless container caller" },
 };
 
 /*
@@ -196,6 +203,22 @@ static void ask(int fd, struct answer *a)
 }
 
 /*
+ * Drops to nobody (65534), then unshares a user namespace where it is
+ * root (uid and gid 0 map to 65534), as a rootless container's process
+ * is: it has every capability there, none over the host's namespaces.
+ */
+static int enter_user_namespace_as_nobody(void)
+{
+	if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534) || prctl(PR_SET_DUMPABLE, 1) ||
+	    unshare(CLONE_NEWUSER))
+		return -1;
+	return write_file("/proc/self/setgroups", "deny") ||
+	       write_file("/proc/self/uid_map", "0 65534 1") ||
+	       write_file("/proc/self/gid_map", "0 65534 1") ? -1 : 0;
+}
+
+/*
  * Enters its namespaces, receives the passed sockets on @carrier, asks
  * about each, connects to each peer's listener and asks again, and sends
  * the answers back.
@@ -212,12 +235,16 @@ static void caller_main(const struct caller_kind *k, int carrier, const struct o
 	int err = 0;
 
 	child_init();
-	if (k->box_cgns && (cg_move(CG_BOX, 0) || unshare(CLONE_NEWCGROUP)))
+	if (k->box_cgns && cg_move(CG_BOX, 0))
 		err = -errno;
 	/* a /proc of its own pid namespace, as a container has */
 	if (!err && k->box_pid &&
 	    (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 	     mount("proc", "/proc", "proc", 0, NULL)))
+		err = -errno;
+	if (!err && k->userns && enter_user_namespace_as_nobody())
+		err = -errno;
+	if (!err && k->box_cgns && unshare(CLONE_NEWCGROUP))
 		err = -errno;
 	if (recvmsg(carrier, &mh, MSG_CMSG_CLOEXEC) != 1 || !(cm = CMSG_FIRSTHDR(&mh)) ||
 	    cm->cmsg_len != CMSG_LEN(sizeof(fds)))
