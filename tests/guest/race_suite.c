@@ -573,46 +573,80 @@ static void r_peer_exits_during_queries(void)
 	CHECK(alive > 0 && exited > 0, "the watcher never saw the peer alive and exited");
 }
 
-/* ---- a peer's cgroup chain removed while its path is asked ---- */
+/* ---- askers: threads that ask about one socket without pause ---- */
 
-struct chain_watch {
+/*
+ * @judge says what is wrong with one answer, into @why ("" if nothing),
+ * and may set a flag of the asking thread's own (*@seen: "removed" seen,
+ * say), after which answers are counted in @flagged too.
+ */
+struct asker {
 	int fd, stop;
-	pid_t pid;
+	pid_t pid;		/* what a right answer names */
 	uint64_t id;
-	long answers, removed, wrong;
-	char first_wrong[200];
+	long answers, flagged, wrong;
+	char first_wrong[160];
+	void (*judge)(const struct asker *a, int err, const struct peercgroup_query *q,
+		      const char *path, bool *seen, char *why, size_t size);
 };
 
-/* Asks for the path without pause; the flag "removed", once set, stays. */
-static void *chain_asker(void *arg)
+static void *ask_without_pause(void *arg)
 {
-	struct chain_watch *w = arg;
+	struct asker *a = arg;
 	struct peercgroup_query q;
-	bool removed = false;
-	char path[256], why[sizeof(w->first_wrong)];
+	char path[256], why[sizeof(a->first_wrong)];
 	int dev = dev_open(), err;
+	bool seen = false;
 
-	while (dev >= 0 && !__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
-		err = query_on(dev, w->fd, &q, path, sizeof(path));
+	while (dev >= 0 && !__atomic_load_n(&a->stop, __ATOMIC_ACQUIRE)) {
+		err = query_on(dev, a->fd, &q, path, sizeof(path));
 		why[0] = 0;
-		if (err)
-			snprintf(why, sizeof(why), "query: %s", strerror(-err));
-		else if (strcmp(path, "/pw/a/b/c") || q.path_len != 9 || q.cgroup_id != w->id ||
-			 (pid_t)q.pid != w->pid)
-			snprintf(why, sizeof(why), "\"%.64s\" (%u) id %llu pid %d",
-				 path, q.path_len, (unsigned long long)q.cgroup_id, q.pid);
-		else if (removed && !(q.result_flags & PEERCGROUP_RESULT_CGROUP_REMOVED))
-			snprintf(why, sizeof(why), "flags %#x: removed, then not", q.result_flags);
-		if (why[0] && !__atomic_fetch_add(&w->wrong, 1, __ATOMIC_RELAXED))
-			memcpy(w->first_wrong, why, sizeof(why));
-		removed = removed || (!err && (q.result_flags & PEERCGROUP_RESULT_CGROUP_REMOVED));
-		__atomic_fetch_add(&w->answers, 1, __ATOMIC_RELAXED);
-		if (removed)
-			__atomic_fetch_add(&w->removed, 1, __ATOMIC_RELAXED);
+		a->judge(a, err, &q, path, &seen, why, sizeof(why));
+		if (why[0] && !__atomic_fetch_add(&a->wrong, 1, __ATOMIC_RELAXED))
+			memcpy(a->first_wrong, why, sizeof(why));
+		if (seen)
+			__atomic_fetch_add(&a->flagged, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&a->answers, 1, __ATOMIC_RELEASE);
 	}
 	if (dev >= 0)
 		close(dev);
 	return NULL;
+}
+
+/* Starts @n threads asking with @a, afresh, about @fd. */
+static int askers_start(struct asker *a, int fd, pthread_t *t, int n)
+{
+	a->fd = fd;
+	a->stop = 0;
+	a->answers = a->flagged = 0;
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, ask_without_pause, a))
+			return -1;
+	return 0;
+}
+
+static void askers_stop(struct asker *a, pthread_t *t, int n)
+{
+	__atomic_store_n(&a->stop, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+}
+
+/* ---- a peer's cgroup chain removed while its path is asked ---- */
+
+/* The whole path, its id and the pid; "removed", once seen, stays. */
+static void judge_chain(const struct asker *a, int err, const struct peercgroup_query *q,
+			const char *path, bool *removed, char *why, size_t size)
+{
+	if (err)
+		snprintf(why, size, "query: %s", strerror(-err));
+	else if (strcmp(path, "/pw/a/b/c") || q->path_len != 9 || q->cgroup_id != a->id ||
+		 (pid_t)q->pid != a->pid)
+		snprintf(why, size, "\"%.64s\" (%u) id %llu pid %d", path, q->path_len,
+			 (unsigned long long)q->cgroup_id, q->pid);
+	else if (*removed && !(q->result_flags & PEERCGROUP_RESULT_CGROUP_REMOVED))
+		snprintf(why, size, "flags %#x: removed, then not", q->result_flags);
+	*removed = *removed || (!err && (q->result_flags & PEERCGROUP_RESULT_CGROUP_REMOVED));
 }
 
 /*
@@ -628,12 +662,12 @@ static void r_path_while_chain_removed(void)
 {
 	long rounds = knob("pcg.chain_rounds", "PCG_CHAIN_ROUNDS", 30);
 	static const char *const chain[] = { "pw/a/b/c", "pw/a/b", "pw/a", "pw" };
-	struct chain_watch w = { .fd = -1 };
+	struct asker w = { .fd = -1, .judge = judge_chain };
 	pthread_t askers[2];
 	struct client c;
 	char name[64], sib[64];
 	long r, told_removed = 0, answers = 0;
-	int lfd, i, n;
+	int lfd, fd, i, n;
 
 	snprintf(name, sizeof(name), "pcg-chain-%d", (int)getpid());
 	SYS(lfd = listen_on(name, SOCK_STREAM));
@@ -642,13 +676,10 @@ static void r_path_while_chain_removed(void)
 		for (i = 3; i >= 0; i--)
 			SYS(cg_create(chain[i]));
 		SYS(client_start(&c, "pw/a/b/c", name, SOCK_STREAM));
-		SYS(w.fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
+		SYS(fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
 		w.id = cg_id("pw/a/b/c");
 		w.pid = c.pid;
-		w.stop = 0;
-		w.answers = w.removed = 0;
-		for (i = 0; i < 2; i++)
-			CHECK_INT(0, pthread_create(&askers[i], NULL, chain_asker, &w));
+		SYS(askers_start(&w, fd, askers, 2));
 		SYS(client_move(&c, ""));
 		for (i = 0; i < 4; i++) {
 			if (i < 3) {	/* a sibling made and removed beside the chain */
@@ -661,63 +692,39 @@ static void r_path_while_chain_removed(void)
 		}
 		for (n = 0; n < 5000 && !__atomic_load_n(&w.wrong, __ATOMIC_ACQUIRE); n++) {
 			if (__atomic_load_n(&w.answers, __ATOMIC_ACQUIRE) >= 200 &&
-			    __atomic_load_n(&w.removed, __ATOMIC_ACQUIRE))
+			    __atomic_load_n(&w.flagged, __ATOMIC_ACQUIRE))
 				break;
 			usleep(1000);
 		}
-		__atomic_store_n(&w.stop, 1, __ATOMIC_RELEASE);
-		for (n = 0; n < 2; n++)
-			pthread_join(askers[n], NULL);
+		askers_stop(&w, askers, 2);
 		CHECK(i == 4, "round %ld: cannot remove %s: %s", r, chain[i], strerror(errno));
-		told_removed += w.removed > 0;
+		told_removed += w.flagged > 0;
 		answers += w.answers;
-		close(w.fd);
+		close(fd);
 		client_stop(&c);
 	}
 	printf("# race: chain: %ld rounds, %ld answers, removal seen in %ld\n", r, answers,
 	       told_removed);
-	CHECK(!w.wrong, "round %ld: %ld wrong answers, the first: %s", r - 1, w.wrong, w.first_wrong);
+	CHECK(!w.wrong, "round %ld: %ld wrong answers, the first: %s", r - 1, w.wrong,
+	      w.first_wrong);
 	CHECK_INT(r, told_removed);
 }
 
 /* ---- a client whose peer is closed while it is asked ---- */
 
-struct drop_watch {
-	int fd, stop;
-	pid_t listener;
-	uint64_t id;
-	long answers, gone, wrong;	/* gone: ENOTCONN or ENODATA */
-	char first_wrong[160];
-};
-
-static void *drop_asker(void *arg)
+/* The listener's cgroup and pid, or none (*@gone), and then none again. */
+static void judge_drop(const struct asker *a, int err, const struct peercgroup_query *q,
+		       const char *path, bool *gone, char *why, size_t size)
 {
-	struct drop_watch *w = arg;
-	struct peercgroup_query q;
-	bool gone = false;
-	char path[256], why[sizeof(w->first_wrong)];
-	int dev = dev_open(), err;
-
-	while (dev >= 0 && !__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
-		err = query_on(dev, w->fd, &q, path, sizeof(path));
-		why[0] = 0;
-		if (err == -ENOTCONN || err == -ENODATA)
-			gone = true;
-		else if (err)
-			snprintf(why, sizeof(why), "query: %s", strerror(-err));
-		else if (gone)
-			snprintf(why, sizeof(why), "an answer after none");
-		else if (strcmp(path, "/dp_lst") || q.cgroup_id != w->id || (pid_t)q.pid != w->listener)
-			snprintf(why, sizeof(why), "\"%.64s\" id %llu pid %d", path,
-				 (unsigned long long)q.cgroup_id, q.pid);
-		if (why[0] && !__atomic_fetch_add(&w->wrong, 1, __ATOMIC_RELAXED))
-			memcpy(w->first_wrong, why, sizeof(why));
-		__atomic_fetch_add(&w->answers, 1, __ATOMIC_RELEASE);
-	}
-	w->gone = gone;
-	if (dev >= 0)
-		close(dev);
-	return NULL;
+	if (err == -ENOTCONN || err == -ENODATA)
+		*gone = true;
+	else if (err)
+		snprintf(why, size, "query: %s", strerror(-err));
+	else if (*gone)
+		snprintf(why, size, "an answer after none");
+	else if (strcmp(path, "/dp_lst") || q->cgroup_id != a->id || (pid_t)q->pid != a->pid)
+		snprintf(why, size, "\"%.64s\" id %llu pid %d", path,
+			 (unsigned long long)q->cgroup_id, q->pid);
 }
 
 /* In dp_noise until killed: socketpairs made and closed, their entries freed. */
@@ -747,12 +754,12 @@ static void churn_entries(void)
 static void r_seqpacket_peer_closed(void)
 {
 	long rounds = knob("pcg.drop_rounds", "PCG_DROP_ROUNDS", 300);
-	struct drop_watch w = { .fd = -1 };
+	struct asker w = { .fd = -1, .judge = judge_drop };
 	long r, answers = 0, dropped = 0, seen;
 	pthread_t asker;
 	char name[64];
 	pid_t noise;
-	int lfd, acc, i;
+	int lfd, fd, acc, i;
 
 	SYS(cg_create("dp_lst"));
 	SYS(cg_create("dp_cli"));
@@ -763,35 +770,33 @@ static void r_seqpacket_peer_closed(void)
 	defer_close(lfd);
 	SYS(cg_move("dp_cli", 0));
 	w.id = cg_id("dp_lst");
-	w.listener = getpid();
+	w.pid = getpid();
 	SYS(noise = fork());
 	if (noise == 0)
 		churn_entries();
 	for (r = 0; r < rounds && !w.wrong; r++) {
-		SYS(w.fd = connect_to(name, SOCK_SEQPACKET));
+		SYS(fd = connect_to(name, SOCK_SEQPACKET));
 		SYS(acc = accept4(lfd, NULL, NULL, SOCK_CLOEXEC));
-		w.stop = 0;
-		w.answers = 0;
-		CHECK_INT(0, pthread_create(&asker, NULL, drop_asker, &w));
+		SYS(askers_start(&w, fd, &asker, 1));
 		while (__atomic_load_n(&w.answers, __ATOMIC_ACQUIRE) < 1 + r % 3)
 			sched_yield();
 		close(acc);
 		for (i = 0; i < 3; i++)
-			send(w.fd, "x", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+			send(fd, "x", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 		seen = __atomic_load_n(&w.answers, __ATOMIC_ACQUIRE);
 		for (i = 0; i < 1000 && __atomic_load_n(&w.answers, __ATOMIC_ACQUIRE) < seen + 20; i++)
 			usleep(100);
-		__atomic_store_n(&w.stop, 1, __ATOMIC_RELEASE);
-		pthread_join(asker, NULL);
+		askers_stop(&w, &asker, 1);
 		answers += w.answers;
-		dropped += w.gone;
-		close(w.fd);
+		dropped += w.flagged > 0;
+		close(fd);
 	}
 	kill(noise, SIGKILL);
 	waitpid(noise, NULL, 0);
 	printf("# race: closed peer: %ld rounds, %ld answers, the client left with none in %ld\n",
 	       r, answers, dropped);
-	CHECK(!w.wrong, "round %ld: %ld wrong answers, the first: %s", r - 1, w.wrong, w.first_wrong);
+	CHECK(!w.wrong, "round %ld: %ld wrong answers, the first: %s", r - 1, w.wrong,
+	      w.first_wrong);
 }
 
 int main(int argc, char **argv)
