@@ -7,6 +7,7 @@
  */
 #include "guest.h"
 
+#include <dirent.h>
 #include <grp.h>
 #include <pthread.h>
 #include <limits.h>
@@ -911,6 +912,85 @@ static void t_fork_child_reopens(void)
 	t_in_child(child_closes_all_and_asks, &sv[0]);
 }
 
+/* Descriptors of this process open on the device. */
+static int device_fds(void)
+{
+	char target[64];
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+	ssize_t len;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		len = readlinkat(dirfd(d), e->d_name, target, sizeof(target) - 1);
+		if (len > 0) {
+			target[len] = 0;
+			n += !strcmp(target, PEERCGROUP_DEVICE_PATH);
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+enum { FIRST_ASKERS = 32 };
+
+struct first_queries {
+	pthread_barrier_t go;
+	int fd, err[FIRST_ASKERS];
+};
+
+struct first_asker {
+	struct first_queries *f;
+	int i;
+};
+
+static void *ask_first(void *arg)
+{
+	struct first_asker *a = arg;
+	struct peercgroup_info info;
+
+	pthread_barrier_wait(&a->f->go);
+	a->f->err[a->i] = peercgroup_get(a->f->fd, 0, &info);
+	peercgroup_info_free(&info);
+	return NULL;
+}
+
+/* In a fork child, whose library has opened nothing yet. */
+static void first_queries_at_once(void *arg)
+{
+	struct first_asker askers[FIRST_ASKERS];
+	pthread_t t[FIRST_ASKERS];
+	struct first_queries f = { .fd = *(int *)arg };
+	int i;
+
+	CHECK_INT(0, device_fds());
+	CHECK_INT(0, pthread_barrier_init(&f.go, NULL, FIRST_ASKERS));
+	for (i = 0; i < FIRST_ASKERS; i++) {
+		askers[i] = (struct first_asker){ &f, i };
+		CHECK_INT(0, pthread_create(&t[i], NULL, ask_first, &askers[i]));
+	}
+	for (i = 0; i < FIRST_ASKERS; i++)
+		pthread_join(t[i], NULL);
+	for (i = 0; i < FIRST_ASKERS; i++)
+		CHECK(f.err[i] == 0, "thread %d: %s", i, strerror(-f.err[i]));
+	CHECK_INT(1, device_fds());
+}
+
+/*
+ * 32 threads make a process's first queries at once: each is answered,
+ * and the process holds one descriptor of the device, not one per thread.
+ */
+static void t_first_queries_at_once(void)
+{
+	struct client c;
+	int fd;
+
+	SYS(fd = accept_client(&c, CG_CLIENT));
+	t_in_child(first_queries_at_once, &fd);
+}
+
 int main(int argc, char **argv)
 {
 	guest_begin("lib", argc, argv);
@@ -938,5 +1018,6 @@ int main(int argc, char **argv)
 	RUN(t_errors);
 	RUN(t_module_absent_enopkg);
 	RUN(t_fork_child_reopens);
+	RUN(t_first_queries_at_once);
 	return guest_end();
 }
