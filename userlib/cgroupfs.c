@@ -3,15 +3,24 @@
  * The cgroup v2 tree as this process sees it: where it may be mounted,
  * which paths no mount here can show, and a cgroup's directory by path.
  * The live route (live.c) and the owner check (owner.c) both look there.
+ *
+ * A look-up stays on the cgroup2 mount it starts from.  A mount on a
+ * directory below it (another cgroup bound there, a tmpfs, a symlink in
+ * one) would put another cgroup's inode, or any inode, at a cgroup's
+ * path: a wrong id, or the wrong parent's owner proving a name.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <linux/magic.h>
+#include <linux/openat2.h>
 #include <unistd.h>
 
 #include "peercgroup.h"
@@ -61,31 +70,97 @@ static int cgroup_rel(const char *path, size_t len, char rel[PATH_MAX])
 	return 0;
 }
 
+/* The id of the mount @fd is on (statx(), 5.8), or 0 if it cannot tell. */
+static uint64_t mount_id(int fd)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) < 0 ||
+	    !(stx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return stx.stx_mnt_id;
+}
+
+/*
+ * Without openat2() (a seccomp filter that predates it refuses it with
+ * ENOSYS or EPERM), one name at a time, following no symlink and no
+ * "..": descending can enter another mount but never come back to the
+ * one it started on (a bind mount is a mount of its own), so ending on
+ * that mount proves that no other was crossed.
+ */
+static int cgroup_walk(int mnt_fd, char *rel, int flags)
+{
+	uint64_t mnt = mount_id(mnt_fd);
+	char *name, *next, *save = NULL;
+	int dir, fd = -1;
+
+	if (!mnt)
+		return -EXDEV;
+	dir = fcntl(mnt_fd, F_DUPFD_CLOEXEC, 0);
+	if (dir < 0)
+		return -errno;
+	for (name = strtok_r(rel, "/", &save); name; name = next, dir = fd) {
+		next = strtok_r(NULL, "/", &save);
+		if (!strcmp(name, "..")) {
+			close(dir);
+			return -EXDEV;
+		}
+		fd = openat(dir, name, (next ? O_PATH | O_DIRECTORY : flags) |
+					 O_NOFOLLOW | O_CLOEXEC);
+		close(dir);
+		if (fd < 0)
+			return -errno;
+	}
+	if (mount_id(dir) != mnt) {
+		close(dir);
+		return -EXDEV;
+	}
+	return dir;
+}
+
+/* open() of @rel below @mnt_fd with @flags, on that mount alone, or -errno. */
+static int cgroup_openat(int mnt_fd, char *rel, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS,
+	};
+	long fd = syscall(SYS_openat2, mnt_fd, rel, &how, sizeof(how));
+
+	if (fd >= 0)
+		return (int)fd;
+	if (errno != ENOSYS && errno != EPERM)
+		return -errno;
+	return cgroup_walk(mnt_fd, rel, flags);
+}
+
 PCG_HIDDEN int pcg_cgroup_stat(int mnt_fd, const char *path, size_t len,
 			       struct stat *st)
 {
 	char rel[PATH_MAX];
-	int r = cgroup_rel(path, len, rel);
+	int fd, r = cgroup_rel(path, len, rel);
 
 	if (r < 0)
 		return r;
-	if (fstatat(mnt_fd, rel, st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	return S_ISDIR(st->st_mode) ? 0 : -ENOTDIR;
+	fd = cgroup_openat(mnt_fd, rel, O_PATH | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	r = fstatat(fd, "", st, AT_EMPTY_PATH) < 0 ? -errno : 0;
+	close(fd);
+	return r;
 }
 
 PCG_HIDDEN int pcg_cgroup_open(int mnt_fd, const char *path, const char *file)
 {
 	char rel[PATH_MAX];
-	int dir, fd, r = cgroup_rel(path, strlen(path), rel);
+	size_t len = strlen(path);
+	int r = cgroup_rel(path, len, rel);
 
 	if (r < 0)
 		return r;
-	dir = openat(mnt_fd, rel, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dir < 0)
-		return -errno;
-	fd = openat(dir, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	r = fd < 0 ? -errno : fd;
-	close(dir);
-	return r;
+	len = strlen(rel);
+	if (len + 1 + strlen(file) >= sizeof(rel))
+		return -ENAMETOOLONG;
+	snprintf(rel + len, sizeof(rel) - len, "/%s", file);
+	return cgroup_openat(mnt_fd, rel, O_RDONLY);
 }

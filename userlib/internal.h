@@ -106,12 +106,14 @@ PCG_HIDDEN int pcg_cgroup2_open(const char *dir, bool any_fs);
 
 struct stat;
 /* cgroupfs.c: stat() of the cgroup directory at the first @len bytes of
- * namespace-relative @path below mount fd @mnt_fd: 0, -ENOTDIR or -errno. */
+ * namespace-relative @path below mount fd @mnt_fd, on that mount alone:
+ * 0, -ENOTDIR, -EXDEV (another mount or a symlink on the way) or -errno. */
 PCG_HIDDEN int pcg_cgroup_stat(int mnt_fd, const char *path, size_t len,
 			       struct stat *st);
 
 /* cgroupfs.c: open(O_RDONLY) of @file ("cgroup.threads") in the cgroup at
- * namespace-relative @path below mount fd @mnt_fd: the fd, or -errno. */
+ * namespace-relative @path below mount fd @mnt_fd, on that mount alone:
+ * the fd, or -errno. */
 PCG_HIDDEN int pcg_cgroup_open(int mnt_fd, const char *path, const char *file);
 
 /*

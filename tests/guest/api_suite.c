@@ -332,6 +332,57 @@ static void a_container_subtree_names_no_pod(void)
 }
 
 /*
+ * A mount below the cgroup2 mount shows what it holds at a cgroup's path:
+ * a root-owned tmpfs on the user's cgroup, the peer's own cgroup bound
+ * inside it, would make the user's name look root's.  The proof looks on
+ * the cgroup2 mount alone.
+ */
+struct mounted_parent {
+	int fd;
+	uint64_t id;
+};
+
+static void proof_under_a_mount(void *arg)
+{
+	struct peercgroup_class c = PEERCGROUP_CLASS_INIT;
+	struct mounted_parent *m = arg;
+	char src[64];
+	struct stat st;
+	int cg_fd;
+
+	SYS(unshare(CLONE_NEWNS));
+	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	/* of this namespace's mount: bind mounts take no other */
+	SYS(cg_fd = open(CGROOT "/" DELEGATED "/" HEX64, O_PATH | O_DIRECTORY | O_CLOEXEC));
+	SYS(mount("tmpfs", CGROOT "/" DELEGATED, "tmpfs", 0, "mode=0755"));
+	SYS(mkdir(CGROOT "/" DELEGATED "/" HEX64, 0755));
+	snprintf(src, sizeof(src), "/proc/self/fd/%d", cg_fd);
+	SYS(mount(src, CGROOT "/" DELEGATED "/" HEX64, NULL, MS_BIND, NULL));
+	/* what a look-up that crosses mounts sees: the id, a parent of root's */
+	SYS(stat(CGROOT "/" DELEGATED "/" HEX64, &st));
+	CHECK_INT(m->id, st.st_ino);
+	SYS(stat(CGROOT "/" DELEGATED, &st));
+	CHECK(st.st_uid == 0 && (st.st_mode & 0777) == 0755, "tmpfs %o, uid %u",
+	      st.st_mode & 0777, st.st_uid);
+	CHECK_INT(0, peercgroup_peer_classify(m->fd, 0, &c));
+	CHECK_INT(PEERCGROUP_RT_DOCKER, c.runtime);
+	CHECK(c.flags & PEERCGROUP_CT_UNPROVEN, "flags %#x: the user's name proven", c.flags);
+}
+
+static void a_mount_proves_no_name(void)
+{
+	struct mounted_parent m;
+	pid_t pid;
+
+	SYS(cg_make(DELEGATED));
+	SYS(chown(CGROOT "/" DELEGATED, DELEGATED_UID, DELEGATED_UID));
+	SYS(user_mkdir(DELEGATED "/" HEX64));
+	SYS(accept_peer(DELEGATED "/" HEX64, &m.fd, &pid));
+	CHECK_INT(0, peercgroup_get_id(m.fd, &m.id));
+	t_in_child(proof_under_a_mount, &m);
+}
+
+/*
  * A daemon whose cgroup namespace is rooted inside a user's service
  * manager (a container started by that user, say) does not see
  * user@UID.service in the path, so nothing in the path says rootless; the
@@ -938,6 +989,7 @@ int main(int argc, char **argv)
 	RUN(a_getters_are_connect_time);
 	RUN(a_delegated_subtree_names_no_container);
 	RUN(a_container_subtree_names_no_pod);
+	RUN(a_mount_proves_no_name);
 	RUN(a_rootless_seen_from_its_cgroup_namespace);
 	RUN(a_pod_seen_from_its_container_namespace);
 	RUN(a_sandbox_hidden_node_says_deviceallow);

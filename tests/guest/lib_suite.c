@@ -780,6 +780,67 @@ static void t_live_thread_with_own_file_table(void)
 	CHECK_INT(cg_id("lib-own-peer"), o.id);
 }
 
+/*
+ * A mount on the peer's cgroup directory (another cgroup bound there)
+ * puts another inode at the path /proc gives: the live answer keeps the
+ * path, and its id is 0 (unknown), never the bound cgroup's.  The same
+ * where a seccomp filter refuses openat2() (ENOSYS, as filters written
+ * before 5.6 do), and there the look-up still finds the peer's cgroup.
+ */
+struct mounted_over {
+	int fd;
+	uint64_t peer_id;
+};
+
+static void live_id_is(int fd, uint64_t want)
+{
+	struct peercgroup_info info;
+
+	CHECK_INT(0, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
+	CHECK_STR("/lib-mnt-peer", info.path);
+	CHECK_INT(want, info.cgroup_id);
+	peercgroup_info_free(&info);
+}
+
+static void live_with_mount_on_peer_cgroup(void *arg)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 437 /* openat2 */, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(insns) / sizeof(insns[0]), .filter = insns };
+	struct mounted_over *m = arg;
+
+	SYS(unshare(CLONE_NEWNS));
+	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	live_id_is(m->fd, m->peer_id);
+	SYS(mount(CGROOT "/lib-mnt-decoy", CGROOT "/lib-mnt-peer", NULL, MS_BIND, NULL));
+	live_id_is(m->fd, 0);
+	SYS(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
+	SYS(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog));
+	CHECK_INT(-1, syscall(437, AT_FDCWD, "/", NULL, 0));
+	CHECK_INT(ENOSYS, errno);
+	live_id_is(m->fd, 0);
+	SYS(umount2(CGROOT "/lib-mnt-peer", MNT_DETACH));
+	live_id_is(m->fd, m->peer_id);
+}
+
+static void t_live_mount_on_peer_cgroup(void)
+{
+	struct mounted_over m;
+	struct client c;
+
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL) < 0 && errno == EINVAL)
+		SKIP("this kernel has no seccomp filters (CONFIG_SECCOMP_FILTER)");
+	SYS(cg_create("lib-mnt-peer"));
+	SYS(cg_create("lib-mnt-decoy"));
+	m.peer_id = cg_id("lib-mnt-peer");
+	SYS(m.fd = accept_client(&c, "lib-mnt-peer"));
+	t_in_child(live_with_mount_on_peer_cgroup, &m);
+}
+
 /* A caller out of descriptors is told so (EMFILE), not that its peer is gone. */
 static void live_out_of_descriptors(void *arg)
 {
@@ -1014,6 +1075,7 @@ int main(int argc, char **argv)
 	RUN(t_live_deleted_name_recreated);
 	RUN(t_live_thread_with_own_file_table);
 	RUN(t_live_out_of_descriptors);
+	RUN(t_live_mount_on_peer_cgroup);
 	RUN(t_socketpair_names_creator);
 	RUN(t_errors);
 	RUN(t_module_absent_enopkg);
