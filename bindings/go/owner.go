@@ -56,14 +56,72 @@ func nameProven(path string, named int, id uint64) bool {
 	return st.Uid == rootUID && st.Mode&(unix.S_IWGRP|unix.S_IWOTH) == 0
 }
 
-// cgroupStat stats the directory at path below the mount at fd.
+// cgroupStat stats the directory at path below the mount at fd, on that
+// mount alone, as C's pcg_cgroup_stat() does: a mount on a directory below
+// it (another cgroup bound there, a tmpfs) would show another inode, or
+// another owner, at a cgroup's path.
 func cgroupStat(fd int, path string, st *unix.Stat_t) bool {
 	rel := strings.TrimLeft(path, "/")
 	if rel == "" {
 		rel = "."
 	}
-	return unix.Fstatat(fd, rel, st, unix.AT_SYMLINK_NOFOLLOW) == nil &&
-		st.Mode&unix.S_IFMT == unix.S_IFDIR
+	dir, err := unix.Openat2(fd, rel, &unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_XDEV | unix.RESOLVE_NO_SYMLINKS,
+	})
+	if err == unix.ENOSYS || err == unix.EPERM {
+		dir, err = cgroupWalk(fd, rel)
+	}
+	if err != nil {
+		return false
+	}
+	defer unix.Close(dir)
+	return unix.Fstat(dir, st) == nil
+}
+
+// mountID is the id of the mount fd is on (statx, 5.8), or 0.
+func mountID(fd int) uint64 {
+	var stx unix.Statx_t
+	if unix.Statx(fd, "", unix.AT_EMPTY_PATH|unix.AT_STATX_DONT_SYNC, unix.STATX_MNT_ID, &stx) != nil ||
+		stx.Mask&unix.STATX_MNT_ID == 0 {
+		return 0
+	}
+	return stx.Mnt_id
+}
+
+// cgroupWalk is cgroupStat's look-up where a seccomp filter refuses
+// openat2 (ENOSYS or EPERM): one name at a time, following no symlink and
+// no "..".  Descending can enter another mount but never come back to the
+// one it started on, so ending on that mount proves no other was crossed.
+func cgroupWalk(fd int, rel string) (int, error) {
+	mnt := mountID(fd)
+	if mnt == 0 {
+		return -1, unix.EXDEV
+	}
+	dir, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	for _, name := range strings.Split(rel, "/") {
+		if name == "" {
+			continue
+		}
+		if name == ".." {
+			unix.Close(dir)
+			return -1, unix.EXDEV
+		}
+		next, err := unix.Openat(dir, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		unix.Close(dir)
+		if err != nil {
+			return -1, err
+		}
+		dir = next
+	}
+	if mountID(dir) != mnt {
+		unix.Close(dir)
+		return -1, unix.EXDEV
+	}
+	return dir, nil
 }
 
 // ClassifyPeer classifies the record Get returned, as

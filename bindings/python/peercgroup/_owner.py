@@ -8,6 +8,7 @@ and the cgroups that user makes below are the user's: any name.  Only a
 name whose parent cgroup root owns, and nobody else may write, is root's.
 """
 import ctypes
+import errno
 import os
 import stat
 
@@ -53,16 +54,87 @@ def _cgroup2_open():
     return None
 
 
-def _is_dir(top_fd, path):
-    """stat() of the directory at path below the mount at top_fd.  Relative
-    to the fd: a path of PATH_MAX - 1 bytes, the longest the module gives,
-    is found whatever the mount point's name."""
+class _OpenHow(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64),
+                ("resolve", ctypes.c_uint64)]
+
+
+_SYS_OPENAT2 = 437  # one number on every architecture (5.6)
+# RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH
+_RESOLVE_ON_THIS_MOUNT = 0x01 | 0x04 | 0x08
+_O_DIR_ONLY = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _openat2(top_fd, rel):
+    """openat2() of directory rel below top_fd on that mount alone: an fd,
+    or the errno."""
+    how = _OpenHow(_O_DIR_ONLY, 0, _RESOLVE_ON_THIS_MOUNT)
+    fd = _libc.syscall(ctypes.c_long(_SYS_OPENAT2), ctypes.c_int(top_fd),
+                       ctypes.c_char_p(rel), ctypes.byref(how),
+                       ctypes.c_size_t(ctypes.sizeof(how)))
+    return (fd, 0) if fd >= 0 else (None, ctypes.get_errno())
+
+
+def _mount_id(fd):
+    """The id of the mount fd is on, from fdinfo (os has no statx()), or
+    None."""
     try:
-        st = os.stat(path.lstrip(b"/") or b".", dir_fd=top_fd,
-                     follow_symlinks=False)
+        with open("/proc/thread-self/fdinfo/%d" % fd, "rb") as f:
+            for line in f:
+                if line.startswith(b"mnt_id:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _walk(top_fd, rel):
+    """_openat2() where a seccomp filter refuses openat2 (ENOSYS, EPERM):
+    one name at a time, following no symlink and no "..".  Descending can
+    enter another mount but never come back to the one it started on, so
+    ending on that mount proves no other was crossed.  An fd, or None."""
+    mnt = _mount_id(top_fd)
+    if mnt is None:
+        return None
+    fd = os.dup(top_fd)
+    try:
+        for name in rel.split(b"/"):
+            if name == b"..":
+                return None
+            if name:
+                nxt = os.open(name, _O_DIR_ONLY, dir_fd=fd)
+                os.close(fd)
+                fd = nxt
+        if _mount_id(fd) != mnt:
+            return None
+        fd, found = None, fd
+        return found
     except OSError:
         return None
-    return st if stat.S_ISDIR(st.st_mode) else None
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _is_dir(top_fd, path):
+    """stat() of the directory at path below the mount at top_fd, on that
+    mount alone, as C's pcg_cgroup_stat(): a mount on a directory below it
+    (another cgroup bound there, a tmpfs) would show another inode, or
+    another owner, at a cgroup's path.  Relative to the fd: a path of
+    PATH_MAX - 1 bytes, the longest the module gives, is found whatever the
+    mount point's name."""
+    rel = path.lstrip(b"/") or b"."
+    fd, err = _openat2(top_fd, rel)
+    if fd is None and err in (errno.ENOSYS, errno.EPERM):
+        fd = _walk(top_fd, rel)
+    if fd is None:
+        return None
+    try:
+        return os.fstat(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _name_proven(path, named, cgroup_id):
