@@ -515,7 +515,9 @@ func longPath(t *testing.T) {
 
 // ClassifyPeer: a container's name that a user made in a cgroup delegated
 // to it (chown()ed, as systemd does for Delegate=yes with User=) is
-// FlagUnproven; the parent's owner, by stat(), decides.
+// FlagUnproven; the parent's owner, by stat(), decides, on the cgroup2
+// mount: a root-owned tmpfs mounted on the user's cgroup, the peer's
+// cgroup bound inside it, proves nothing.
 func classifyPeerDelegated(t *testing.T) {
 	svc := filepath.Join(cgClient, "deleg.service")
 	name := filepath.Join(svc, "lxc.payload.web01")
@@ -553,6 +555,69 @@ func classifyPeerDelegated(t *testing.T) {
 			t.Errorf("parent owned by %d: %v %q %v", o.uid, ct.Runtime, ct.ID, ct.Flags)
 		}
 	}
+	if err := os.Chown(filepath.Join(cgRoot, svc), 1000, 1000); err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(filepath.Join(cgRoot, name), &st); err != nil {
+		t.Fatal(err)
+	}
+	got := underRootTmpfs(filepath.Join(cgRoot, svc), "lxc.payload.web01", info)
+	if want := fmt.Sprintf("%d 0 lxc true", st.Ino); got != want {
+		t.Errorf("a root tmpfs on the user's cgroup: got %q, want %q", got, want)
+	}
+}
+
+// underRootTmpfs: on a thread with a mount namespace of its own, a
+// root-owned tmpfs on cgroup directory parent, cgroup parent/name bound
+// inside it, as a look-up that crosses mounts would see them; then
+// ClassifyPeer(info) there.  The line "INODE PARENT_UID RUNTIME UNPROVEN".
+func underRootTmpfs(parent, name string, info Info) string {
+	done := make(chan string, 1)
+	go func() {
+		// Locked and never unlocked: the thread, which left the process's
+		// mount namespace, ends with the goroutine.
+		runtime.LockOSThread()
+		dir := filepath.Join(parent, name)
+		if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+			done <- "unshare: " + err.Error()
+			return
+		}
+		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+			done <- "private: " + err.Error()
+			return
+		}
+		fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			done <- "open: " + err.Error()
+			return
+		}
+		defer unix.Close(fd)
+		if err := unix.Mount("tmpfs", parent, "tmpfs", 0, "mode=0755"); err != nil {
+			done <- "tmpfs: " + err.Error()
+			return
+		}
+		if err := unix.Mkdir(dir, 0o755); err != nil {
+			done <- "mkdir: " + err.Error()
+			return
+		}
+		if err := unix.Mount(fmt.Sprintf("/proc/thread-self/fd/%d", fd), dir, "", unix.MS_BIND, ""); err != nil {
+			done <- "bind: " + err.Error()
+			return
+		}
+		var in, top unix.Stat_t
+		if err := unix.Stat(dir, &in); err != nil {
+			done <- "stat: " + err.Error()
+			return
+		}
+		if err := unix.Stat(parent, &top); err != nil {
+			done <- "stat: " + err.Error()
+			return
+		}
+		ct := ClassifyPeer(info)
+		done <- fmt.Sprintf("%d %d %v %v", in.Ino, top.Uid, ct.Runtime, ct.Flags&FlagUnproven != 0)
+	}()
+	return <-done
 }
 
 // An HTTP server with the Listener and ConnContext sees each client's

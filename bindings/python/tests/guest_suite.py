@@ -228,7 +228,9 @@ def t_long_path():
 def t_classify_peer_delegated():
     """classify_peer(): a container's name that a user made in a cgroup
     delegated to it (chown()ed, as systemd does for Delegate=yes with
-    User=) is UNPROVEN; the parent's owner, by stat(), decides."""
+    User=) is UNPROVEN; the parent's owner, by stat(), decides, on the
+    cgroup2 mount: a root-owned tmpfs mounted on the user's cgroup, the
+    peer's cgroup bound inside it, proves nothing."""
     svc = CG_CLIENT + "/deleg.service"
     cg = svc + "/lxc.payload.web01"
     cg_create(svc)
@@ -255,12 +257,56 @@ def t_classify_peer_delegated():
             got = (ct.runtime, ct.id, bool(ct.flags & peercgroup.ContainerFlags.UNPROVEN))
             want = (peercgroup.Runtime.LXC, "web01", unproven)
             check(got == want, f"parent owned by {owner}: got {got}, want {want}")
+        os.chown(os.path.join(CGROOT, svc), 1000, 1000)
+        got = under_a_root_tmpfs(svc, "lxc.payload.web01", info)
+        want = f"{os.stat(os.path.join(CGROOT, cg)).st_ino} 0 LXC True"
+        check(got == want, f"a root tmpfs on the user's cgroup: got {got!r}, want {want!r}")
         conn.close()
     finally:
         c.stop()
         lst.close()
         os.rmdir(os.path.join(CGROOT, cg))
         os.rmdir(os.path.join(CGROOT, svc))
+
+
+def under_a_root_tmpfs(parent, name, info):
+    """In a child with a mount namespace of its own: a root-owned tmpfs on
+    cgroup parent, cgroup parent/name bound inside it, as a look-up that
+    crosses mounts would see them; then classify_peer(info) there.  The
+    line "INODE PARENT_UID RUNTIME UNPROVEN"."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        line = "?"
+        try:
+            os.close(r)
+            libc = ctypes.CDLL(None, use_errno=True)
+
+            def sys(rc, what):
+                if rc != 0:
+                    raise OSError(ctypes.get_errno(), what)
+
+            sys(libc.unshare(0x00020000), "unshare")  # CLONE_NEWNS
+            sys(libc.mount(None, b"/", None, ctypes.c_ulong(0x4000 | 0x40000), None), "private")  # MS_REC | MS_PRIVATE
+            top = os.path.join(CGROOT, parent).encode()
+            fd = os.open(os.path.join(top, name.encode()), os.O_PATH | os.O_DIRECTORY)
+            sys(libc.mount(b"tmpfs", top, b"tmpfs", ctypes.c_ulong(0), b"mode=0755"), "tmpfs")
+            os.mkdir(os.path.join(top, name.encode()))
+            sys(libc.mount(b"/proc/self/fd/%d" % fd, os.path.join(top, name.encode()),
+                           None, ctypes.c_ulong(0x1000), None), "bind")  # MS_BIND
+            ct = peercgroup.classify_peer(info)
+            line = (f"{os.stat(os.path.join(top, name.encode())).st_ino} {os.stat(top).st_uid} "
+                    f"{ct.runtime.name} {bool(ct.flags & peercgroup.ContainerFlags.UNPROVEN)}")
+        except Exception as e:  # noqa: BLE001 - reported to the parent
+            line = f"error {e}"
+        finally:
+            os.write(w, line.encode())
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        got = f.read()
+    os.waitpid(pid, 0)
+    return got
 
 
 def t_classify_peer_after_unshare():
