@@ -70,7 +70,8 @@ extern "C" {
  *		a cgroup outside the caller's cgroup namespace (a "/.." path),
  *		and for a live answer whose cgroup directory could not be
  *		looked up where the caller's cgroup namespace root is mounted,
- *		or was removed.
+ *		on that mount alone (not through another mount or a symlink
+ *		below it), or was removed.
  * @path:	cgroup path relative to the caller's cgroup namespace, e.g.
  *		"/system.slice/sshd.service".  Allocated by the library: release
  *		with peercgroup_info_free().  NULL with PEERCGROUP_GET_NO_PATH.
