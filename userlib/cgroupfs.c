@@ -15,7 +15,6 @@
 #include <limits.h>
 #include <string.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -152,15 +151,19 @@ PCG_HIDDEN int pcg_cgroup_stat(int mnt_fd, const char *path, size_t len,
 
 PCG_HIDDEN int pcg_cgroup_open(int mnt_fd, const char *path, const char *file)
 {
-	char rel[PATH_MAX];
-	size_t len = strlen(path);
-	int r = cgroup_rel(path, len, rel);
+	char rel[PATH_MAX], name[NAME_MAX + 1];
+	int dir, fd, r = cgroup_rel(path, strlen(path), rel);
 
 	if (r < 0)
 		return r;
-	len = strlen(rel);
-	if (len + 1 + strlen(file) >= sizeof(rel))
-		return -ENAMETOOLONG;
-	snprintf(rel + len, sizeof(rel) - len, "/%s", file);
-	return cgroup_openat(mnt_fd, rel, O_RDONLY);
+	if (strlen(file) >= sizeof(name) || strchr(file, '/'))
+		return -EINVAL;
+	strcpy(name, file);
+	/* two look-ups: the directory's path alone may be PATH_MAX - 1 bytes */
+	dir = cgroup_openat(mnt_fd, rel, O_PATH | O_DIRECTORY);
+	if (dir < 0)
+		return dir;
+	fd = cgroup_openat(dir, name, O_RDONLY);
+	close(dir);
+	return fd;
 }
