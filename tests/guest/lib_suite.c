@@ -470,6 +470,31 @@ struct accepted {
 	int fd;
 };
 
+/* In a t_in_child() child (a failed check ends it): syscall @nr fails
+ * with ENOSYS from now on, as in a sandbox whose filter predates it. */
+static void refuse_syscall(int nr)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned int)nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(insns) / sizeof(insns[0]), .filter = insns };
+
+	SYS(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
+	SYS(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog));
+	CHECK_INT(-1, syscall(nr, -1, NULL, NULL, 0));
+	CHECK_INT(ENOSYS, errno);
+}
+
+/* Can this kernel filter syscalls (CONFIG_SECCOMP_FILTER)?  As root a
+ * null filter is EFAULT; EINVAL: no seccomp filters here. */
+static bool have_seccomp_filters(void)
+{
+	return !(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL) < 0 && errno == EINVAL);
+}
+
 /*
  * A sandbox whose seccomp filter refuses pidfd_open() (ENOSYS, as on
  * kernels before 5.3): the live route without SO_PEERPIDFD still answers
@@ -478,22 +503,12 @@ struct accepted {
  */
 static void live_without_pidfd_open(void *arg)
 {
-	struct sock_filter insns[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 434 /* pidfd_open */, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(insns) / sizeof(insns[0]), .filter = insns };
 	struct pid_ns_case p = { .root_may_refuse = true };
 	struct peercgroup_info info;
 	struct accepted *a = arg;
 	int fd = a->fd;
 
-	SYS(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
-	SYS(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog));
-	CHECK_INT(-1, syscall(434, getpid(), 0));
-	CHECK_INT(ENOSYS, errno);
+	refuse_syscall(SYS_pidfd_open);
 	CHECK_INT(0, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
 	CHECK_STR("/lib-pidns-peer", info.path);
 	CHECK_INT(cg_id("lib-pidns-peer"), info.cgroup_id);
@@ -508,8 +523,7 @@ static void t_live_without_pidfd_open(void)
 {
 	struct accepted a;
 
-	/* As root a null filter is EFAULT; EINVAL: no seccomp filters here. */
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL) < 0 && errno == EINVAL)
+	if (!have_seccomp_filters())
 		SKIP("this kernel has no seccomp filters (CONFIG_SECCOMP_FILTER)");
 	SYS(cg_create("lib-pidns-peer"));
 	SYS(a.fd = accept_client(&a.c, "lib-pidns-peer"));
@@ -804,13 +818,6 @@ static void live_id_is(int fd, uint64_t want)
 
 static void live_with_mount_on_peer_cgroup(void *arg)
 {
-	struct sock_filter insns[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 437 /* openat2 */, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(insns) / sizeof(insns[0]), .filter = insns };
 	struct mounted_over *m = arg;
 
 	SYS(unshare(CLONE_NEWNS));
@@ -818,10 +825,7 @@ static void live_with_mount_on_peer_cgroup(void *arg)
 	live_id_is(m->fd, m->peer_id);
 	SYS(mount(CGROOT "/lib-mnt-decoy", CGROOT "/lib-mnt-peer", NULL, MS_BIND, NULL));
 	live_id_is(m->fd, 0);
-	SYS(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
-	SYS(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog));
-	CHECK_INT(-1, syscall(437, AT_FDCWD, "/", NULL, 0));
-	CHECK_INT(ENOSYS, errno);
+	refuse_syscall(SYS_openat2);
 	live_id_is(m->fd, 0);
 	SYS(umount2(CGROOT "/lib-mnt-peer", MNT_DETACH));
 	live_id_is(m->fd, m->peer_id);
@@ -832,7 +836,7 @@ static void t_live_mount_on_peer_cgroup(void)
 	struct mounted_over m;
 	struct client c;
 
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL) < 0 && errno == EINVAL)
+	if (!have_seccomp_filters())
 		SKIP("this kernel has no seccomp filters (CONFIG_SECCOMP_FILTER)");
 	SYS(cg_create("lib-mnt-peer"));
 	SYS(cg_create("lib-mnt-decoy"));

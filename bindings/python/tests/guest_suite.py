@@ -269,34 +269,16 @@ def t_classify_peer_delegated():
         os.rmdir(os.path.join(CGROOT, svc))
 
 
-def under_a_root_tmpfs(parent, name, info):
-    """In a child with a mount namespace of its own: a root-owned tmpfs on
-    cgroup parent, cgroup parent/name bound inside it, as a look-up that
-    crosses mounts would see them; then classify_peer(info) there.  The
-    line "INODE PARENT_UID RUNTIME UNPROVEN"."""
+def line_from_child(fn):
+    """fn() in a forked child, whose namespaces it may change: the line
+    it returns, or "error ..." for what it raised."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         line = "?"
         try:
             os.close(r)
-            libc = ctypes.CDLL(None, use_errno=True)
-
-            def sys(rc, what):
-                if rc != 0:
-                    raise OSError(ctypes.get_errno(), what)
-
-            sys(libc.unshare(0x00020000), "unshare")  # CLONE_NEWNS
-            sys(libc.mount(None, b"/", None, ctypes.c_ulong(0x4000 | 0x40000), None), "private")  # MS_REC | MS_PRIVATE
-            top = os.path.join(CGROOT, parent).encode()
-            fd = os.open(os.path.join(top, name.encode()), os.O_PATH | os.O_DIRECTORY)
-            sys(libc.mount(b"tmpfs", top, b"tmpfs", ctypes.c_ulong(0), b"mode=0755"), "tmpfs")
-            os.mkdir(os.path.join(top, name.encode()))
-            sys(libc.mount(b"/proc/self/fd/%d" % fd, os.path.join(top, name.encode()),
-                           None, ctypes.c_ulong(0x1000), None), "bind")  # MS_BIND
-            ct = peercgroup.classify_peer(info)
-            line = (f"{os.stat(os.path.join(top, name.encode())).st_ino} {os.stat(top).st_uid} "
-                    f"{ct.runtime.name} {bool(ct.flags & peercgroup.ContainerFlags.UNPROVEN)}")
+            line = fn()
         except Exception as e:  # noqa: BLE001 - reported to the parent
             line = f"error {e}"
         finally:
@@ -309,35 +291,51 @@ def under_a_root_tmpfs(parent, name, info):
     return got
 
 
+def under_a_root_tmpfs(parent, name, info):
+    """In a child with a mount namespace of its own: a root-owned tmpfs on
+    cgroup parent, cgroup parent/name bound inside it, as a look-up that
+    crosses mounts would see them; then classify_peer(info) there.  The
+    line "INODE PARENT_UID RUNTIME UNPROVEN"."""
+    def look():
+        libc = ctypes.CDLL(None, use_errno=True)
+
+        def sys(rc, what):
+            if rc != 0:
+                raise OSError(ctypes.get_errno(), what)
+
+        sys(libc.unshare(0x00020000), "unshare")  # CLONE_NEWNS
+        sys(libc.mount(None, b"/", None, ctypes.c_ulong(0x4000 | 0x40000), None), "private")  # MS_REC | MS_PRIVATE
+        top = os.path.join(CGROOT, parent).encode()
+        fd = os.open(os.path.join(top, name.encode()), os.O_PATH | os.O_DIRECTORY)
+        sys(libc.mount(b"tmpfs", top, b"tmpfs", ctypes.c_ulong(0), b"mode=0755"), "tmpfs")
+        os.mkdir(os.path.join(top, name.encode()))
+        sys(libc.mount(b"/proc/self/fd/%d" % fd, os.path.join(top, name.encode()),
+                       None, ctypes.c_ulong(0x1000), None), "bind")  # MS_BIND
+        ct = peercgroup.classify_peer(info)
+        return (f"{os.stat(os.path.join(top, name.encode())).st_ino} {os.stat(top).st_uid} "
+                f"{ct.runtime.name} {bool(ct.flags & peercgroup.ContainerFlags.UNPROVEN)}")
+
+    return line_from_child(look)
+
+
 def t_classify_peer_after_unshare():
     """classify_peer() reads the module's path, relative to the caller's
     cgroup namespace now: after an unshare() that follows the first
     classify(), "/" is the namespace's root, not the host."""
     check(peercgroup.classify("/").runtime == peercgroup.Runtime.HOST, "/ is not the host here")
     cg_create(CG_CLIENT)
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        line = "?"
-        try:
-            os.close(r)
-            cg_join(CG_CLIENT)
-            libc = ctypes.CDLL(None, use_errno=True)
-            if libc.unshare(0x02000000) != 0:  # CLONE_NEWCGROUP
-                raise OSError(ctypes.get_errno(), "unshare")
-            a, b = socket.socketpair()
-            info = peercgroup.get(b)
-            ct = peercgroup.classify_peer(info)
-            line = f"{info.path} {ct.runtime.name} {int(ct.flags)}"
-        except Exception as e:  # noqa: BLE001 - reported to the parent
-            line = f"error {e}"
-        finally:
-            os.write(w, line.encode())
-            os._exit(0)
-    os.close(w)
-    with os.fdopen(r) as f:
-        got = f.read()
-    os.waitpid(pid, 0)
+
+    def look():
+        cg_join(CG_CLIENT)
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.unshare(0x02000000) != 0:  # CLONE_NEWCGROUP
+            raise OSError(ctypes.get_errno(), "unshare")
+        a, b = socket.socketpair()
+        info = peercgroup.get(b)
+        ct = peercgroup.classify_peer(info)
+        return f"{info.path} {ct.runtime.name} {int(ct.flags)}"
+
+    got = line_from_child(look)
     want = f"/ UNKNOWN {int(peercgroup.ContainerFlags.NAMESPACED)}"
     check(got == want, f"in its own namespace: got {got!r}, want {want!r}")
 
