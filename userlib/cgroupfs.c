@@ -7,23 +7,31 @@
  * A look-up stays on the cgroup2 mount it starts from.  A mount on a
  * directory below it (another cgroup bound there, a tmpfs, a symlink in
  * one) would put another cgroup's inode, or any inode, at a cgroup's
- * path: a wrong id, or the wrong parent's owner proving a name.
+ * path: a wrong id, or the wrong parent's owner proving a name.  Only a
+ * mount that binds a cgroup on its own path shows the same.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <string.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <dirent.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <unistd.h>
 
 #include "peercgroup.h"
 #include "internal.h"
+
+/* glibc 2.31 (Debian 11) predates openat2(): one number everywhere (5.6). */
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
 
 PCG_HIDDEN const char *const pcg_cgroup2_dirs[PCG_CGROUP2_DIRS] = {
 	"/sys/fs/cgroup", "/sys/fs/cgroup/unified",
@@ -69,32 +77,49 @@ static int cgroup_rel(const char *path, size_t len, char rel[PATH_MAX])
 	return 0;
 }
 
-/* The id of the mount @fd is on (statx(), 5.8), or 0 if it cannot tell. */
-static uint64_t mount_id(int fd)
+/*
+ * Is @child, just opened as @name in directory @dir, what @dir's file
+ * system has there: on the same file system, the inode @name's directory
+ * entry names?  A mount on @name shows something else, unless it binds
+ * that very cgroup there (systemd-nspawn without a cgroup namespace binds
+ * the container's cgroup on itself, writable).  readdir() gives the file
+ * system's own entry, whatever is mounted on it; cgroup2 inode numbers
+ * are ids, never reused.
+ */
+static bool entry_is(int dir, const char *name, int child)
 {
-	struct statx stx;
+	struct stat d, c;
+	struct dirent *e;
+	bool same = false;
+	DIR *list;
+	int fd;
 
-	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) < 0 ||
-	    !(stx.stx_mask & STATX_MNT_ID))
-		return 0;
-	return stx.stx_mnt_id;
+	if (fstat(dir, &d) < 0 || fstat(child, &c) < 0 || d.st_dev != c.st_dev)
+		return false;
+	fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	list = fd < 0 ? NULL : fdopendir(fd);
+	if (!list) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	while (!same && (e = readdir(list)))
+		same = e->d_ino == c.st_ino && !strcmp(e->d_name, name);
+	closedir(list);
+	return same;
 }
 
 /*
- * Without openat2() (a seccomp filter that predates it refuses it with
- * ENOSYS or EPERM), one name at a time, following no symlink and no
- * "..": descending can enter another mount but never come back to the
- * one it started on (a bind mount is a mount of its own), so ending on
- * that mount proves that no other was crossed.
+ * Where openat2() crossed a mount (EXDEV) or is refused (ENOSYS or EPERM
+ * from a seccomp filter that predates it): one name at a time, following
+ * no symlink and no "..", each the directory entry's own (entry_is()).
+ * The last name is opened O_NONBLOCK: a FIFO put there must not hang us.
  */
 static int cgroup_walk(int mnt_fd, char *rel, int flags)
 {
-	uint64_t mnt = mount_id(mnt_fd);
 	char *name, *next, *save = NULL;
-	int dir, fd = -1;
+	int dir, fd, r;
 
-	if (!mnt)
-		return -EXDEV;
 	dir = fcntl(mnt_fd, F_DUPFD_CLOEXEC, 0);
 	if (dir < 0)
 		return -errno;
@@ -104,15 +129,15 @@ static int cgroup_walk(int mnt_fd, char *rel, int flags)
 			close(dir);
 			return -EXDEV;
 		}
-		fd = openat(dir, name, (next ? O_PATH | O_DIRECTORY : flags) |
-					 O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(dir, name, (next ? O_PATH | O_DIRECTORY : flags | O_NONBLOCK) |
+				       O_NOFOLLOW | O_CLOEXEC);
+		r = fd < 0 ? -errno : entry_is(dir, name, fd) ? 0 : -EXDEV;
 		close(dir);
-		if (fd < 0)
-			return -errno;
-	}
-	if (mount_id(dir) != mnt) {
-		close(dir);
-		return -EXDEV;
+		if (r < 0) {
+			if (fd >= 0)
+				close(fd);
+			return r;
+		}
 	}
 	return dir;
 }
@@ -128,7 +153,7 @@ static int cgroup_openat(int mnt_fd, char *rel, int flags)
 
 	if (fd >= 0)
 		return (int)fd;
-	if (errno != ENOSYS && errno != EPERM)
+	if (errno != EXDEV && errno != ENOSYS && errno != EPERM)
 		return -errno;
 	return cgroup_walk(mnt_fd, rel, flags);
 }

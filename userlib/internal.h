@@ -107,7 +107,8 @@ PCG_HIDDEN int pcg_cgroup2_open(const char *dir, bool any_fs);
 struct stat;
 /* cgroupfs.c: stat() of the cgroup directory at the first @len bytes of
  * namespace-relative @path below mount fd @mnt_fd, on that mount alone:
- * 0, -ENOTDIR, -EXDEV (another mount or a symlink on the way) or -errno. */
+ * 0, -EXDEV (another mount on the way), -ELOOP or -ENOTDIR (a symlink),
+ * or -errno. */
 PCG_HIDDEN int pcg_cgroup_stat(int mnt_fd, const char *path, size_t len,
 			       struct stat *st);
 

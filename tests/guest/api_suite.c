@@ -335,7 +335,8 @@ static void a_container_subtree_names_no_pod(void)
  * A mount below the cgroup2 mount shows what it holds at a cgroup's path:
  * a root-owned tmpfs on the user's cgroup, the peer's own cgroup bound
  * inside it, would make the user's name look root's.  The proof looks on
- * the cgroup2 mount alone.
+ * the cgroup2 mount alone, where only a cgroup bound on its own path shows
+ * the same directory.
  */
 struct mounted_parent {
 	int fd;
@@ -367,6 +368,16 @@ static void proof_under_a_mount(void *arg)
 	CHECK_INT(0, peercgroup_peer_classify(m->fd, 0, &c));
 	CHECK_INT(PEERCGROUP_RT_DOCKER, c.runtime);
 	CHECK(c.flags & PEERCGROUP_CT_UNPROVEN, "flags %#x: the user's name proven", c.flags);
+
+	/* cgroups bound on themselves (systemd-nspawn's, writable) are theirs */
+	SYS(umount2(CGROOT "/" DELEGATED "/" HEX64, MNT_DETACH));
+	SYS(umount2(CGROOT "/" DELEGATED, MNT_DETACH));
+	SYS(chown(CGROOT "/" DELEGATED, 0, 0));
+	SYS(mount(CGROOT "/" DELEGATED, CGROOT "/" DELEGATED, NULL, MS_BIND, NULL));
+	SYS(mount(CGROOT "/" DELEGATED "/" HEX64, CGROOT "/" DELEGATED "/" HEX64, NULL,
+		  MS_BIND, NULL));
+	CHECK_INT(0, peercgroup_peer_classify(m->fd, 0, &c));
+	CHECK(!(c.flags & PEERCGROUP_CT_UNPROVEN), "flags %#x: root's name unproven", c.flags);
 }
 
 static void a_mount_proves_no_name(void)

@@ -800,6 +800,7 @@ static void t_live_thread_with_own_file_table(void)
  * path, and its id is 0 (unknown), never the bound cgroup's.  The same
  * where a seccomp filter refuses openat2() (ENOSYS, as filters written
  * before 5.6 do), and there the look-up still finds the peer's cgroup.
+ * The cgroup bound on itself shows the same cgroup: its id, both ways.
  */
 struct mounted_over {
 	int fd;
@@ -823,11 +824,17 @@ static void live_with_mount_on_peer_cgroup(void *arg)
 	SYS(unshare(CLONE_NEWNS));
 	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
 	live_id_is(m->fd, m->peer_id);
+	/* systemd-nspawn without a cgroup namespace: the cgroup on itself */
+	SYS(mount(CGROOT "/lib-mnt-peer", CGROOT "/lib-mnt-peer", NULL, MS_BIND, NULL));
+	live_id_is(m->fd, m->peer_id);
+	SYS(umount2(CGROOT "/lib-mnt-peer", MNT_DETACH));
 	SYS(mount(CGROOT "/lib-mnt-decoy", CGROOT "/lib-mnt-peer", NULL, MS_BIND, NULL));
 	live_id_is(m->fd, 0);
 	refuse_syscall(SYS_openat2);
 	live_id_is(m->fd, 0);
 	SYS(umount2(CGROOT "/lib-mnt-peer", MNT_DETACH));
+	live_id_is(m->fd, m->peer_id);
+	SYS(mount(CGROOT "/lib-mnt-peer", CGROOT "/lib-mnt-peer", NULL, MS_BIND, NULL));
 	live_id_is(m->fd, m->peer_id);
 }
 
