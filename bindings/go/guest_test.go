@@ -517,7 +517,8 @@ func longPath(t *testing.T) {
 // to it (chown()ed, as systemd does for Delegate=yes with User=) is
 // FlagUnproven; the parent's owner, by stat(), decides, on the cgroup2
 // mount: a root-owned tmpfs mounted on the user's cgroup, the peer's
-// cgroup bound inside it, proves nothing.
+// cgroup bound inside it, proves nothing; cgroups bound on themselves
+// show the same.
 func classifyPeerDelegated(t *testing.T) {
 	svc := filepath.Join(cgClient, "deleg.service")
 	name := filepath.Join(svc, "lxc.payload.web01")
@@ -563,7 +564,7 @@ func classifyPeerDelegated(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := underRootTmpfs(filepath.Join(cgRoot, svc), "lxc.payload.web01", info)
-	if want := fmt.Sprintf("%d 0 lxc true", st.Ino); got != want {
+	if want := fmt.Sprintf("%d 0 lxc true false", st.Ino); got != want {
 		t.Errorf("a root tmpfs on the user's cgroup: got %q, want %q", got, want)
 	}
 }
@@ -571,7 +572,9 @@ func classifyPeerDelegated(t *testing.T) {
 // underRootTmpfs: on a thread with a mount namespace of its own, a
 // root-owned tmpfs on cgroup directory parent, cgroup parent/name bound
 // inside it, as a look-up that crosses mounts would see them; then
-// ClassifyPeer(info) there.  The line "INODE PARENT_UID RUNTIME UNPROVEN".
+// ClassifyPeer(info) there; then again with parent root's, both cgroups
+// bound on themselves.  The line "INODE PARENT_UID RUNTIME UNPROVEN
+// UNPROVEN_SELF_BOUND".
 func underRootTmpfs(parent, name string, info Info) string {
 	done := make(chan string, 1)
 	go func() {
@@ -615,7 +618,26 @@ func underRootTmpfs(parent, name string, info Info) string {
 			return
 		}
 		ct := ClassifyPeer(info)
-		done <- fmt.Sprintf("%d %d %v %v", in.Ino, top.Uid, ct.Runtime, ct.Flags&FlagUnproven != 0)
+		line := fmt.Sprintf("%d %d %v %v", in.Ino, top.Uid, ct.Runtime, ct.Flags&FlagUnproven != 0)
+		// cgroups bound on themselves (systemd-nspawn's) show the same: root's
+		for _, d := range []string{dir, parent} {
+			if err := unix.Unmount(d, unix.MNT_DETACH); err != nil {
+				done <- "umount: " + err.Error()
+				return
+			}
+		}
+		if err := os.Chown(parent, 0, 0); err != nil {
+			done <- "chown: " + err.Error()
+			return
+		}
+		for _, d := range []string{parent, dir} {
+			if err := unix.Mount(d, d, "", unix.MS_BIND, ""); err != nil {
+				done <- "bind: " + err.Error()
+				return
+			}
+		}
+		ct = ClassifyPeer(info)
+		done <- fmt.Sprintf("%s %v", line, ct.Flags&FlagUnproven != 0)
 	}()
 	return <-done
 }

@@ -3,7 +3,9 @@
 package peercgroup
 
 import (
+	"bytes"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -59,7 +61,8 @@ func nameProven(path string, named int, id uint64) bool {
 // cgroupStat stats the directory at path below the mount at fd, on that
 // mount alone, as C's pcg_cgroup_stat() does: a mount on a directory below
 // it (another cgroup bound there, a tmpfs) would show another inode, or
-// another owner, at a cgroup's path.
+// another owner, at a cgroup's path.  Only a cgroup bound on its own path
+// shows the same.
 func cgroupStat(fd int, path string, st *unix.Stat_t) bool {
 	rel := strings.TrimLeft(path, "/")
 	if rel == "" {
@@ -69,7 +72,7 @@ func cgroupStat(fd int, path string, st *unix.Stat_t) bool {
 		Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
 		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_XDEV | unix.RESOLVE_NO_SYMLINKS,
 	})
-	if err == unix.ENOSYS || err == unix.EPERM {
+	if err == unix.EXDEV || err == unix.ENOSYS || err == unix.EPERM {
 		dir, err = cgroupWalk(fd, rel)
 	}
 	if err != nil {
@@ -79,25 +82,51 @@ func cgroupStat(fd int, path string, st *unix.Stat_t) bool {
 	return unix.Fstat(dir, st) == nil
 }
 
-// mountID is the id of the mount fd is on (statx, 5.8), or 0.
-func mountID(fd int) uint64 {
-	var stx unix.Statx_t
-	if unix.Statx(fd, "", unix.AT_EMPTY_PATH|unix.AT_STATX_DONT_SYNC, unix.STATX_MNT_ID, &stx) != nil ||
-		stx.Mask&unix.STATX_MNT_ID == 0 {
-		return 0
+// entryIs reports whether child, just opened as name in directory dir, is
+// what dir's file system has there, as C's entry_is(): on the same file
+// system, the inode name's directory entry names.  A mount on name shows
+// something else, unless it binds that very cgroup there (systemd-nspawn
+// without a cgroup namespace binds the container's cgroup on itself).
+// getdents gives the file system's own entry, whatever is mounted on it.
+func entryIs(dir int, name string, child int) bool {
+	var d, c unix.Stat_t
+	if unix.Fstat(dir, &d) != nil || unix.Fstat(child, &c) != nil || d.Dev != c.Dev {
+		return false
 	}
-	return stx.Mnt_id
+	fd, err := unix.Openat(dir, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 8192)
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err != nil || n <= 0 {
+			return false
+		}
+		// struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name
+		for off := 0; off+19 < n; {
+			ino := *(*uint64)(unsafe.Pointer(&buf[off]))
+			reclen := int(*(*uint16)(unsafe.Pointer(&buf[off+16])))
+			if reclen < 20 || off+reclen > n {
+				return false
+			}
+			entry := buf[off+19 : off+reclen]
+			if i := bytes.IndexByte(entry, 0); i >= 0 {
+				entry = entry[:i]
+			}
+			if ino == c.Ino && string(entry) == name {
+				return true
+			}
+			off += reclen
+		}
+	}
 }
 
-// cgroupWalk is cgroupStat's look-up where a seccomp filter refuses
-// openat2 (ENOSYS or EPERM): one name at a time, following no symlink and
-// no "..".  Descending can enter another mount but never come back to the
-// one it started on, so ending on that mount proves no other was crossed.
+// cgroupWalk is cgroupStat's look-up where openat2 crossed a mount (EXDEV)
+// or a seccomp filter refuses it (ENOSYS, EPERM): one name at a time,
+// following no symlink and no "..", each the directory entry's own.
 func cgroupWalk(fd int, rel string) (int, error) {
-	mnt := mountID(fd)
-	if mnt == 0 {
-		return -1, unix.EXDEV
-	}
 	dir, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		return -1, err
@@ -111,15 +140,15 @@ func cgroupWalk(fd int, rel string) (int, error) {
 			return -1, unix.EXDEV
 		}
 		next, err := unix.Openat(dir, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err == nil && !entryIs(dir, name, next) {
+			unix.Close(next)
+			err = unix.EXDEV
+		}
 		unix.Close(dir)
 		if err != nil {
 			return -1, err
 		}
 		dir = next
-	}
-	if mountID(dir) != mnt {
-		unix.Close(dir)
-		return -1, unix.EXDEV
 	}
 	return dir, nil
 }

@@ -75,38 +75,44 @@ def _openat2(top_fd, rel):
     return (fd, 0) if fd >= 0 else (None, ctypes.get_errno())
 
 
-def _mount_id(fd):
-    """The id of the mount fd is on, from fdinfo (os has no statx()), or
-    None."""
+def _entry_is(dir_fd, name, child_fd):
+    """child_fd, just opened as name in directory dir_fd, is what dir_fd's
+    file system has there, as C's entry_is(): on the same file system, the
+    inode name's directory entry names.  A mount on name shows something
+    else, unless it binds that very cgroup there (systemd-nspawn without a
+    cgroup namespace binds the container's cgroup on itself).  readdir()
+    gives the file system's own entry, whatever is mounted on it."""
+    d, c = os.fstat(dir_fd), os.fstat(child_fd)
+    if d.st_dev != c.st_dev:
+        return False
+    fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=dir_fd)
     try:
-        with open("/proc/thread-self/fdinfo/%d" % fd, "rb") as f:
-            for line in f:
-                if line.startswith(b"mnt_id:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
+        with os.scandir(fd) as entries:
+            return any(e.name == os.fsdecode(name) and e.inode() == c.st_ino
+                       for e in entries)
+    finally:
+        os.close(fd)
 
 
 def _walk(top_fd, rel):
-    """_openat2() where a seccomp filter refuses openat2 (ENOSYS, EPERM):
-    one name at a time, following no symlink and no "..".  Descending can
-    enter another mount but never come back to the one it started on, so
-    ending on that mount proves no other was crossed.  An fd, or None."""
-    mnt = _mount_id(top_fd)
-    if mnt is None:
-        return None
-    fd = os.dup(top_fd)
+    """_openat2() where it crossed a mount (EXDEV) or a seccomp filter
+    refuses it (ENOSYS, EPERM): one name at a time, following no symlink
+    and no "..", each the directory entry's own.  An fd, or None."""
+    fd = None
     try:
+        fd = os.dup(top_fd)
         for name in rel.split(b"/"):
             if name == b"..":
                 return None
             if name:
                 nxt = os.open(name, _O_DIR_ONLY, dir_fd=fd)
-                os.close(fd)
-                fd = nxt
-        if _mount_id(fd) != mnt:
-            return None
+                try:
+                    same = _entry_is(fd, name, nxt)
+                finally:
+                    os.close(fd)
+                    fd = nxt
+                if not same:
+                    return None
         fd, found = None, fd
         return found
     except OSError:
@@ -120,12 +126,13 @@ def _is_dir(top_fd, path):
     """stat() of the directory at path below the mount at top_fd, on that
     mount alone, as C's pcg_cgroup_stat(): a mount on a directory below it
     (another cgroup bound there, a tmpfs) would show another inode, or
-    another owner, at a cgroup's path.  Relative to the fd: a path of
+    another owner, at a cgroup's path; only a cgroup bound on its own path
+    shows the same.  Relative to the fd: a path of
     PATH_MAX - 1 bytes, the longest the module gives, is found whatever the
     mount point's name."""
     rel = path.lstrip(b"/") or b"."
     fd, err = _openat2(top_fd, rel)
-    if fd is None and err in (errno.ENOSYS, errno.EPERM):
+    if fd is None and err in (errno.EXDEV, errno.ENOSYS, errno.EPERM):
         fd = _walk(top_fd, rel)
     if fd is None:
         return None

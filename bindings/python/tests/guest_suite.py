@@ -230,7 +230,8 @@ def t_classify_peer_delegated():
     delegated to it (chown()ed, as systemd does for Delegate=yes with
     User=) is UNPROVEN; the parent's owner, by stat(), decides, on the
     cgroup2 mount: a root-owned tmpfs mounted on the user's cgroup, the
-    peer's cgroup bound inside it, proves nothing."""
+    peer's cgroup bound inside it, proves nothing; cgroups bound on
+    themselves show the same."""
     svc = CG_CLIENT + "/deleg.service"
     cg = svc + "/lxc.payload.web01"
     cg_create(svc)
@@ -259,7 +260,7 @@ def t_classify_peer_delegated():
             check(got == want, f"parent owned by {owner}: got {got}, want {want}")
         os.chown(os.path.join(CGROOT, svc), 1000, 1000)
         got = under_a_root_tmpfs(svc, "lxc.payload.web01", info)
-        want = f"{os.stat(os.path.join(CGROOT, cg)).st_ino} 0 LXC True"
+        want = f"{os.stat(os.path.join(CGROOT, cg)).st_ino} 0 LXC True False"
         check(got == want, f"a root tmpfs on the user's cgroup: got {got!r}, want {want!r}")
         conn.close()
     finally:
@@ -294,8 +295,9 @@ def line_from_child(fn):
 def under_a_root_tmpfs(parent, name, info):
     """In a child with a mount namespace of its own: a root-owned tmpfs on
     cgroup parent, cgroup parent/name bound inside it, as a look-up that
-    crosses mounts would see them; then classify_peer(info) there.  The
-    line "INODE PARENT_UID RUNTIME UNPROVEN"."""
+    crosses mounts would see them; then classify_peer(info) there; then
+    again with parent root's, both cgroups bound on themselves.  The line
+    "INODE PARENT_UID RUNTIME UNPROVEN UNPROVEN_SELF_BOUND"."""
     def look():
         libc = ctypes.CDLL(None, use_errno=True)
 
@@ -312,8 +314,16 @@ def under_a_root_tmpfs(parent, name, info):
         sys(libc.mount(b"/proc/self/fd/%d" % fd, os.path.join(top, name.encode()),
                        None, ctypes.c_ulong(0x1000), None), "bind")  # MS_BIND
         ct = peercgroup.classify_peer(info)
-        return (f"{os.stat(os.path.join(top, name.encode())).st_ino} {os.stat(top).st_uid} "
+        line = (f"{os.stat(os.path.join(top, name.encode())).st_ino} {os.stat(top).st_uid} "
                 f"{ct.runtime.name} {bool(ct.flags & peercgroup.ContainerFlags.UNPROVEN)}")
+        # cgroups bound on themselves (systemd-nspawn's) show the same: root's
+        sys(libc.umount2(os.path.join(top, name.encode()), 2), "umount")  # MNT_DETACH
+        sys(libc.umount2(top, 2), "umount")
+        os.chown(top, 0, 0)
+        for d in (top, os.path.join(top, name.encode())):
+            sys(libc.mount(d, d, None, ctypes.c_ulong(0x1000), None), "bind")  # MS_BIND
+        ct = peercgroup.classify_peer(info)
+        return f"{line} {bool(ct.flags & peercgroup.ContainerFlags.UNPROVEN)}"
 
     return line_from_child(look)
 
