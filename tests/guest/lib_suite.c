@@ -801,6 +801,8 @@ static void t_live_thread_with_own_file_table(void)
  * where a seccomp filter refuses openat2() (ENOSYS, as filters written
  * before 5.6 do), and there the look-up still finds the peer's cgroup.
  * The cgroup bound on itself shows the same cgroup: its id, both ways.
+ * Both bound cases go through the walk too (openat2() says EXDEV); a
+ * kernel without seccomp filters (the debug kernel) tries no refusal.
  */
 struct mounted_over {
 	int fd;
@@ -830,6 +832,10 @@ static void live_with_mount_on_peer_cgroup(void *arg)
 	SYS(umount2(CGROOT "/lib-mnt-peer", MNT_DETACH));
 	SYS(mount(CGROOT "/lib-mnt-decoy", CGROOT "/lib-mnt-peer", NULL, MS_BIND, NULL));
 	live_id_is(m->fd, 0);
+	if (!have_seccomp_filters()) {
+		printf("# lib: no seccomp filters here: openat2() refused not tried\n");
+		return;
+	}
 	refuse_syscall(SYS_openat2);
 	live_id_is(m->fd, 0);
 	SYS(umount2(CGROOT "/lib-mnt-peer", MNT_DETACH));
@@ -843,8 +849,6 @@ static void t_live_mount_on_peer_cgroup(void)
 	struct mounted_over m;
 	struct client c;
 
-	if (!have_seccomp_filters())
-		SKIP("this kernel has no seccomp filters (CONFIG_SECCOMP_FILTER)");
 	SYS(cg_create("lib-mnt-peer"));
 	SYS(cg_create("lib-mnt-decoy"));
 	m.peer_id = cg_id("lib-mnt-peer");
