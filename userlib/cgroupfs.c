@@ -115,15 +115,18 @@ static bool entry_is(int dir, const char *name, int child)
  * no symlink and no "..", each the directory entry's own (entry_is()).
  * The last name is opened O_NONBLOCK: a FIFO put there must not hang us.
  */
-static int cgroup_walk(int mnt_fd, char *rel, int flags)
+static int cgroup_walk(int mnt_fd, const char *rel, int flags)
 {
-	char *name, *next, *save = NULL;
+	char names[PATH_MAX], *name, *next, *save = NULL;
 	int dir, fd, r;
 
+	if (strlen(rel) >= sizeof(names))
+		return -ENAMETOOLONG;
+	strcpy(names, rel);
 	dir = fcntl(mnt_fd, F_DUPFD_CLOEXEC, 0);
 	if (dir < 0)
 		return -errno;
-	for (name = strtok_r(rel, "/", &save); name; name = next, dir = fd) {
+	for (name = strtok_r(names, "/", &save); name; name = next, dir = fd) {
 		next = strtok_r(NULL, "/", &save);
 		if (!strcmp(name, "..")) {
 			close(dir);
@@ -143,7 +146,7 @@ static int cgroup_walk(int mnt_fd, char *rel, int flags)
 }
 
 /* open() of @rel below @mnt_fd with @flags, on that mount alone, or -errno. */
-static int cgroup_openat(int mnt_fd, char *rel, int flags)
+static int cgroup_openat(int mnt_fd, const char *rel, int flags)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
@@ -176,19 +179,16 @@ PCG_HIDDEN int pcg_cgroup_stat(int mnt_fd, const char *path, size_t len,
 
 PCG_HIDDEN int pcg_cgroup_open(int mnt_fd, const char *path, const char *file)
 {
-	char rel[PATH_MAX], name[NAME_MAX + 1];
+	char rel[PATH_MAX];
 	int dir, fd, r = cgroup_rel(path, strlen(path), rel);
 
 	if (r < 0)
 		return r;
-	if (strlen(file) >= sizeof(name) || strchr(file, '/'))
-		return -EINVAL;
-	strcpy(name, file);
 	/* two look-ups: the directory's path alone may be PATH_MAX - 1 bytes */
 	dir = cgroup_openat(mnt_fd, rel, O_PATH | O_DIRECTORY);
 	if (dir < 0)
 		return dir;
-	fd = cgroup_openat(dir, name, O_RDONLY);
+	fd = cgroup_openat(dir, file, O_RDONLY);
 	close(dir);
 	return fd;
 }
