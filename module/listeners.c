@@ -55,7 +55,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
+#include <linux/fault-inject.h>
 #include <linux/kprobes.h>
+#include <linux/ktime.h>
 #include <linux/ptrace.h>
 #include <linux/rhashtable.h>
 #include <linux/sched.h>
@@ -291,6 +294,48 @@ static void pcg_listen_escaped(const struct sock *sk)
 		l->broken = true;
 }
 
+/*
+ * Where the kernel has fault injection in debugfs (CI's debug kernel),
+ * /sys/kernel/debug/peercgroup_slow_listen holds a listen() call for a
+ * second once its entry handler has read the task's cgroup, before the
+ * kernel takes the credentials: a test moves the task there, which
+ * nothing in user space can otherwise do.  The fault attribute's "times"
+ * counts down as the hold begins, which tells the test when to move.
+ */
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+#define PCG_SLOW_LISTEN_MS 1000
+
+static DECLARE_FAULT_ATTR(pcg_slow_listen);
+static struct dentry *pcg_slow_listen_dir;
+
+static void pcg_slow_listen_init(void)
+{
+	pcg_slow_listen_dir = fault_create_debugfs_attr("peercgroup_slow_listen",
+							NULL, &pcg_slow_listen);
+}
+
+static void pcg_slow_listen_exit(void)
+{
+	debugfs_remove_recursive(pcg_slow_listen_dir);
+}
+
+/* By the clock: mdelay()'s calibrated loop runs short under emulation. */
+static void pcg_slow_listen_hold(void)
+{
+	u64 end;
+
+	if (!should_fail(&pcg_slow_listen, 1))
+		return;
+	end = ktime_get_mono_fast_ns() + PCG_SLOW_LISTEN_MS * NSEC_PER_MSEC;
+	while (ktime_get_mono_fast_ns() < end)
+		cpu_relax();
+}
+#else
+static inline void pcg_slow_listen_init(void) { }
+static inline void pcg_slow_listen_exit(void) { }
+static inline void pcg_slow_listen_hold(void) { }
+#endif
+
 static struct kretprobe pcg_listen_probe;
 
 unsigned long pcg_listen_probe_missed(void)
@@ -451,6 +496,7 @@ static int notrace pcg_listen_enter(struct kretprobe_instance *ri,
 		cgroup_put(cgrp);
 	if (!call->followed)
 		atomic_inc(&pcg_untracked_listens);
+	pcg_slow_listen_hold();
 	return 0;
 }
 
@@ -490,6 +536,8 @@ int pcg_listen_probe_register(void)
 
 	if (err)
 		pr_err("cannot probe unix_listen (%d)\n", err);
+	else
+		pcg_slow_listen_init();
 	return err;
 }
 
@@ -497,6 +545,7 @@ void pcg_listen_probe_unregister(void)
 {
 	/* Returns once no handler of the probe is still running. */
 	unregister_kretprobe(&pcg_listen_probe);
+	pcg_slow_listen_exit();
 }
 
 int pcg_listeners_init(void)

@@ -1584,6 +1584,83 @@ static void t_alloc_failure_means_no_record(void)
 	server_stop(&s);
 }
 
+/*
+ * A task moved inside listen(), after the probe's entry read its cgroup
+ * and before the kernel took the credentials: its clients must not be
+ * told the cgroup it left.  The debug kernel's peercgroup_slow_listen
+ * (module/listeners.c) holds one call there for a second, and the move
+ * must land while it is held.  The slot is then doubtful (ENODATA) until
+ * a listen() that ran alone and did not move sets the credentials again.
+ */
+#define SLOW_LISTEN_DIR "/sys/kernel/debug/peercgroup_slow_listen"
+
+/* The suite's cgroup2 mount, as the guest's init made it. */
+static void cgroup_mount_default(void)
+{
+	mount(NULL, CGROOT, NULL, MS_REMOUNT, "");
+}
+
+static void t_move_inside_listen(void)
+{
+	struct client_answer a;
+	struct server s;
+	struct client c;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct pollfd returned;
+	int cmd, ack, i;
+	unsigned char e;
+	pid_t pid;
+
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	if (access(SLOW_LISTEN_DIR, F_OK))
+		SKIP("needs peercgroup_slow_listen in debugfs (make check-debug)");
+	/*
+	 * A move waits for an RCU grace period, which the held call (its
+	 * preemption off) delays until it returns, unless the hierarchy
+	 * favours dynamic changes.
+	 */
+	SYS(mount(NULL, CGROOT, NULL, MS_REMOUNT, "favordynmods"));
+	defer_call(cgroup_mount_default);
+	SYS(cg_create("cli_a"));
+	SYS(cg_create("left"));
+	SYS(cg_create("moved"));
+	SYS(server_start(&s, "srv", SOCK_STREAM));
+	SYS(pid = relistener_start(s.lfd, &cmd, &ack));
+
+	defer_write(SLOW_LISTEN_DIR "/probability", "0");
+	SYS(write_file(SLOW_LISTEN_DIR "/verbose", "0"));
+	SYS(write_file(SLOW_LISTEN_DIR "/interval", "1"));
+	SYS(write_file(SLOW_LISTEN_DIR "/times", "1"));
+	SYS(write_file(SLOW_LISTEN_DIR "/probability", "100"));
+	SYS(write(cmd, "left", 4));
+	/* "times" drops to 0 as the hold begins */
+	for (i = 0; i < 1000 && read_long(SLOW_LISTEN_DIR "/times") != 0; i++)
+		usleep(10000);
+	CHECK_INT(0, read_long(SLOW_LISTEN_DIR "/times"));
+	SYS(cg_move("moved", pid));
+	returned = (struct pollfd){ .fd = ack, .events = POLLIN };
+	CHECK(poll(&returned, 1, 0) == 0, "listen() returned before the move: the hold did not hold");
+	CHECK_INT(1, read(ack, &e, 1));
+	CHECK_INT(0, e);
+
+	SYS(getsockopt(s.lfd, SOL_SOCKET, SO_PEERCRED, &cred, &len));
+	CHECK_INT(pid, cred.pid);
+	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
+	SYS(client_query(&c, &a));
+	client_stop(&c);
+	CHECK_INT(-ENODATA, a.err);
+
+	/* the same process listens again, alone and unmoved: known again */
+	SYS(relisten_from(cmd, ack, "moved"));
+	SYS(client_start(&c, "cli_a", s.name, SOCK_STREAM));
+	SYS(client_query(&c, &a));
+	client_stop(&c);
+	CHECK_ANSWER(a.err, a.q, a.path, "moved");
+	CHECK_INT(pid, a.q.pid);
+	server_stop(&s);
+}
+
 /* Counters move as documented and show numbers only, to root only. */
 static void t_counters(void)
 {
@@ -1671,6 +1748,7 @@ int main(int argc, char **argv)
 	RUN(t_counters);
 	RUN(t_load_fails_without_ftrace);
 	RUN(t_alloc_failure_means_no_record);
+	RUN(t_move_inside_listen);
 	RUN(t_connection_before_load);
 	RUN(t_address_reuse);
 
