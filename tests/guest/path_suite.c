@@ -617,17 +617,52 @@ static void check_named(const char *what, int fd, bool proven, const char *want,
 	peercgroup_info_free(&info);
 }
 
+/* Both ends of a peer in the container, asked as check_named() does. */
+struct named_ends {
+	int acc, cli;
+	bool proven;
+	const char *want;
+	uint64_t id;
+	bool refuse_openat2;
+};
+
+static void check_named_ends(const struct named_ends *n)
+{
+	const char *acc = n->proven ? "accepted" : "accepted, parent 0775";
+	const char *cli = n->proven ? "client" : "client, parent 0775";
+
+	check_named(acc, n->acc, n->proven, n->want, n->id);
+	check_named(cli, n->cli, n->proven, n->want, n->id);
+}
+
+/* A sandbox whose filter predates openat2(): every look-up is the walk. */
+static void named_without_openat2(void *arg)
+{
+	refuse_syscall(SYS_openat2);
+	check_named_ends(arg);
+}
+
+static void ask_named(const struct named_ends *n)
+{
+	if (n->refuse_openat2)
+		t_in_child(named_without_openat2, (void *)n);
+	else
+		check_named_ends(n);
+}
+
 /*
  * An LXC container's cgroup whose path is PATH_MAX - 1 bytes: the longest
  * the module answers.  With the mount point in front, no stat() by name
  * can reach it; the library must still prove who named it, and must
- * still refuse it once a user may write its parent.
+ * still refuse it once a user may write its parent.  With
+ * @refuse_openat2, the name-by-name walk must find that path the same.
  */
-static void p_named_at_path_max(void)
+static void named_at_path_max(bool refuse_openat2)
 {
 	static const char tail[] = "/lxc.payload.pcglong";
 	struct chain parent, ct;
 	struct peer_ends e = { .lfd = -1, .acc = -1, .cli = -1 };
+	struct named_ends n;
 	char *proc = NULL;
 	uint64_t id;
 	int err;
@@ -659,21 +694,33 @@ static void p_named_at_path_max(void)
 		t_failf(__FILE__, __LINE__, "/proc/%d/cgroup: err %d", (int)e.p.pid, err);
 		goto out;
 	}
-	check_named("accepted", e.acc, true, ct.path, id);
-	check_named("client", e.cli, true, ct.path, id);
+	n = (struct named_ends){ e.acc, e.cli, true, ct.path, id, refuse_openat2 };
+	ask_named(&n);
 	/* a parent others may write: the name may be theirs */
 	if (fchmod(parent.fd[parent.depth], 0775)) {
 		t_failf(__FILE__, __LINE__, "fchmod: %s", strerror(errno));
 		goto out;
 	}
-	check_named("accepted, parent 0775", e.acc, false, ct.path, id);
-	check_named("client, parent 0775", e.cli, false, ct.path, id);
+	n.proven = false;
+	ask_named(&n);
 	fchmod(parent.fd[parent.depth], 0755);
 out:
 	free(proc);
 	ends_close(&e);
 	chain_free(&ct);
 	chain_free(&parent);
+}
+
+static void p_named_at_path_max(void)
+{
+	named_at_path_max(false);
+}
+
+static void p_named_at_path_max_without_openat2(void)
+{
+	if (!have_seccomp_filters())
+		SKIP("this kernel has no seccomp filters (CONFIG_SECCOMP_FILTER)");
+	named_at_path_max(true);
 }
 
 /*
@@ -1054,6 +1101,7 @@ int main(int argc, char **argv)
 	RUN(p_lengths);
 	RUN(p_kubepods_193);
 	RUN(p_named_at_path_max);
+	RUN(p_named_at_path_max_without_openat2);
 	RUN(p_named_at_path_max_in_cgroup_ns);
 	RUN(p_live_refuses_the_path_proc_cut);
 	RUN(p_live_removed_at_the_cut);
