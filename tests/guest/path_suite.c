@@ -14,6 +14,7 @@
 
 #include <limits.h>
 #include <poll.h>
+#include <sys/mount.h>
 
 #include "peercgroup.h"	/* the library's */
 
@@ -1065,6 +1066,83 @@ static void p_live_removed_at_the_cut(void)
 	live_removed_of_length(LONGEST - 10, -ENAMETOOLONG);
 }
 
+/*
+ * A FIFO bound on the cgroup.threads of a peer whose path is PATH_MAX - 1
+ * bytes, the one file the live route reads to prove such a path: the
+ * answer comes (the walk opens it without waiting for a writer; a hang
+ * is the suite's timeout) and is ENAMETOOLONG, as for any path it cannot
+ * prove, both where openat2() refuses the mount and the walk takes over
+ * and where a seccomp filter refuses openat2() itself.
+ */
+struct threads_fifo {
+	const char *path;	/* the peer's cgroup, LONGEST bytes */
+	int fd;
+	uint64_t id;
+	bool refuse_openat2;
+};
+
+static void live_with_fifo_on_threads(void *arg)
+{
+	const struct threads_fifo *f = arg;
+	struct peercgroup_info info;
+	char threads[64];
+	int root, dir, fd, r;
+
+	SYS(unshare(CLONE_NEWNS));
+	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	if (f->refuse_openat2)
+		refuse_syscall(SYS_openat2);
+	/* the premise: the path is proven through cgroup.threads */
+	r = peercgroup_get(f->fd, PEERCGROUP_GET_LIVE, &info);
+	CHECK(r == 0 && info.path && !strcmp(info.path, f->path) && info.cgroup_id == f->id,
+	      "before the FIFO: live %d, id %llu, want %llu", r,
+	      (unsigned long long)(r ? 0 : info.cgroup_id), (unsigned long long)f->id);
+	peercgroup_info_free(&info);
+	/* made after unshare(): a bind mount's source must be in our namespace */
+	SYS(mount("pcg-fifo", "/tmp", "tmpfs", 0, "size=4k"));
+	SYS(mkfifo("/tmp/threads", 0600));
+	/* the target too; CGROOT and the path together pass PATH_MAX */
+	SYS(root = open(CGROOT, O_PATH | O_DIRECTORY | O_CLOEXEC));
+	SYS(dir = openat(root, f->path + 1, O_PATH | O_DIRECTORY | O_CLOEXEC));
+	SYS(fd = openat(dir, "cgroup.threads", O_PATH | O_CLOEXEC));
+	snprintf(threads, sizeof(threads), "/proc/self/fd/%d", fd);
+	SYS(mount("/tmp/threads", threads, NULL, MS_BIND, NULL));
+	r = peercgroup_get(f->fd, PEERCGROUP_GET_LIVE, &info);
+	CHECK(r == -ENAMETOOLONG && !info.path && !info.cgroup_id,
+	      "a FIFO on cgroup.threads%s: live %d, id %llu, want -ENAMETOOLONG",
+	      f->refuse_openat2 ? ", openat2() refused" : "", r,
+	      (unsigned long long)info.cgroup_id);
+}
+
+static void p_live_fifo_on_cgroup_threads(void)
+{
+	struct peer_ends e = { .lfd = -1, .acc = -1, .cli = -1 };
+	struct threads_fifo f;
+	struct chain c;
+	int err;
+
+	err = chain_make(&c, LONGEST, "pcgfifo");
+	if (err) {
+		t_failf(__FILE__, __LINE__, "making the cgroups: %s", strerror(-err));
+		goto out;
+	}
+	if (c.len != LONGEST || ends_open(&e, &c)) {
+		t_failf(__FILE__, __LINE__, "setup: %zu bytes: %s", c.len, strerror(errno));
+		goto out;
+	}
+	f = (struct threads_fifo){ c.path, e.acc, chain_id(&c), false };
+	t_in_child(live_with_fifo_on_threads, &f);
+	if (!have_seccomp_filters()) {
+		printf("# fifo: no seccomp filters here: openat2() refused not tried\n");
+		goto out;
+	}
+	f.refuse_openat2 = true;
+	t_in_child(live_with_fifo_on_threads, &f);
+out:
+	ends_close(&e);
+	chain_free(&c);
+}
+
 static void p_cgroup_namespace(void)
 {
 	/* total = 3 * (up + 1) + below */
@@ -1105,6 +1183,7 @@ int main(int argc, char **argv)
 	RUN(p_named_at_path_max_in_cgroup_ns);
 	RUN(p_live_refuses_the_path_proc_cut);
 	RUN(p_live_removed_at_the_cut);
+	RUN(p_live_fifo_on_cgroup_threads);
 	RUN(p_cgroup_namespace);
 	return guest_end();
 }
