@@ -11,11 +11,8 @@
 #include <grp.h>
 #include <pthread.h>
 #include <limits.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -469,31 +466,6 @@ struct accepted {
 	struct client c;
 	int fd;
 };
-
-/* In a t_in_child() child (a failed check ends it): syscall @nr fails
- * with ENOSYS from now on, as in a sandbox whose filter predates it. */
-static void refuse_syscall(int nr)
-{
-	struct sock_filter insns[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned int)nr, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(insns) / sizeof(insns[0]), .filter = insns };
-
-	SYS(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
-	SYS(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog));
-	CHECK_INT(-1, syscall(nr, -1, NULL, NULL, 0));
-	CHECK_INT(ENOSYS, errno);
-}
-
-/* Can this kernel filter syscalls (CONFIG_SECCOMP_FILTER)?  As root a
- * null filter is EFAULT; EINVAL: no seccomp filters here. */
-static bool have_seccomp_filters(void)
-{
-	return !(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL) < 0 && errno == EINVAL);
-}
 
 /*
  * A sandbox whose seccomp filter refuses pidfd_open() (ENOSYS, as on
