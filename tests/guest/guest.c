@@ -5,6 +5,8 @@
 #include "guest.h"
 
 #include <dirent.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/utsname.h>
@@ -466,6 +468,28 @@ int enter_cgroup_namespace(int more)
 	    mount("cgroup2", CGROOT, "cgroup2", 0, NULL))
 		return -1;
 	return 0;
+}
+
+void refuse_syscall(int nr)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned int)nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(insns) / sizeof(insns[0]), .filter = insns };
+
+	SYS(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
+	SYS(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog));
+	CHECK_INT(-1, syscall(nr, -1, NULL, NULL, 0));
+	CHECK_INT(ENOSYS, errno);
+}
+
+/* As root a null filter is EFAULT; EINVAL: no seccomp filters here. */
+bool have_seccomp_filters(void)
+{
+	return !(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL) < 0 && errno == EINVAL);
 }
 
 char proc_state(pid_t pid)

@@ -133,6 +133,13 @@ char proc_state(pid_t pid);
  */
 int enter_cgroup_namespace(int more);
 /*
+ * In a t_in_child() child (a failed check ends it): syscall @nr fails
+ * with ENOSYS from now on, as in a sandbox whose filter predates it.
+ */
+void refuse_syscall(int nr);
+/* Can this kernel filter syscalls (CONFIG_SECCOMP_FILTER)? */
+bool have_seccomp_filters(void);
+/*
  * A size knob: environment variable @env, else the word @key=N on the
  * kernel command line (run-guest.sh --append), else @def.
  */

@@ -11,11 +11,8 @@
 #include <grp.h>
 #include <pthread.h>
 #include <limits.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -470,31 +467,6 @@ struct accepted {
 	int fd;
 };
 
-/* In a t_in_child() child (a failed check ends it): syscall @nr fails
- * with ENOSYS from now on, as in a sandbox whose filter predates it. */
-static void refuse_syscall(int nr)
-{
-	struct sock_filter insns[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned int)nr, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(insns) / sizeof(insns[0]), .filter = insns };
-
-	SYS(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
-	SYS(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog));
-	CHECK_INT(-1, syscall(nr, -1, NULL, NULL, 0));
-	CHECK_INT(ENOSYS, errno);
-}
-
-/* Can this kernel filter syscalls (CONFIG_SECCOMP_FILTER)?  As root a
- * null filter is EFAULT; EINVAL: no seccomp filters here. */
-static bool have_seccomp_filters(void)
-{
-	return !(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL) < 0 && errno == EINVAL);
-}
-
 /*
  * A sandbox whose seccomp filter refuses pidfd_open() (ENOSYS, as on
  * kernels before 5.3): the live route without SO_PEERPIDFD still answers
@@ -856,6 +828,140 @@ static void t_live_mount_on_peer_cgroup(void)
 	t_in_child(live_with_mount_on_peer_cgroup, &m);
 }
 
+/*
+ * A mount storm below the cgroup tree while live answers are asked: a
+ * thread binds a decoy cgroup on the peer's cgroup lib-mr/a/b/peer, then
+ * another on its parent, then on its grandparent, unmounting each again,
+ * over and over.  The decoy tree has the same names below it, so the
+ * peer's path then leads into it: a look-up that crossed a mount would
+ * give the decoy's id.  Each answer is the peer's path with its id, or
+ * with id 0 (not provable while something was mounted there), never
+ * another id.  With openat2(), and, where a seccomp filter refuses it,
+ * name by name.  Every eighth mount (on each level in turn), and every
+ * eighth unmount, the storm waits for two answers: one at least was
+ * asked wholly with the decoy there, and one without, so both kinds
+ * come, and a library that takes the decoy for the peer's cgroup is
+ * caught, however the rest interleave.
+ */
+#define MOUNT_RACE_PEER "lib-mr/a/b/peer"
+
+static const char *const mount_race_on[] = { MOUNT_RACE_PEER, "lib-mr/a/b", "lib-mr/a" };
+static const char *const mount_race_decoy[] = { "lib-mr-decoy/b/peer", "lib-mr-decoy/b",
+						"lib-mr-decoy" };
+
+struct mount_race {
+	int fd, stop, err;	/* err: the storm's errno */
+	long answers, asked, mounts;
+	uint64_t peer_id, decoy_id;	/* decoy_id: lib-mr-decoy/b/peer's */
+};
+
+/* Until the asker has given two more answers, or stopped. */
+static void mount_storm_hold(struct mount_race *m)
+{
+	long from = __atomic_load_n(&m->asked, __ATOMIC_ACQUIRE);
+
+	while (__atomic_load_n(&m->asked, __ATOMIC_ACQUIRE) < from + 2 &&
+	       !__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void *mount_storm(void *arg)
+{
+	struct mount_race *m = arg;
+	char on[PATH_MAX], decoy[PATH_MAX];
+	int l;
+
+	for (m->mounts = 0; !__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE); m->mounts++) {
+		l = m->mounts % 3;
+		snprintf(on, sizeof(on), CGROOT "/%s", mount_race_on[l]);
+		snprintf(decoy, sizeof(decoy), CGROOT "/%s", mount_race_decoy[l]);
+		if (mount(decoy, on, NULL, MS_BIND, NULL)) {
+			m->err = errno;
+			break;
+		}
+		if (m->mounts % 8 == 0)
+			mount_storm_hold(m);
+		/* detached: the asker may hold a directory in it open */
+		if (umount2(on, MNT_DETACH)) {
+			m->err = errno;
+			break;
+		}
+		if (m->mounts % 8 == 4)
+			mount_storm_hold(m);
+	}
+	return NULL;
+}
+
+static void ask_in_mount_storm(struct mount_race *m, const char *how)
+{
+	struct peercgroup_info info;
+	long n, right = 0, unknown = 0;
+	pthread_t t;
+	int r;
+
+	m->stop = m->err = 0;
+	m->asked = 0;
+	CHECK_INT(0, pthread_create(&t, NULL, mount_storm, m));
+	for (n = 0; n < m->answers; n++) {
+		r = peercgroup_get(m->fd, PEERCGROUP_GET_LIVE, &info);
+		CHECK(r == 0, "%s: answer %ld: %s", how, n, strerror(-r));
+		CHECK_STR("/" MOUNT_RACE_PEER, info.path);
+		CHECK(!info.cgroup_id || info.cgroup_id == m->peer_id,
+		      "%s: answer %ld: id %llu, %s (the peer's is %llu)", how, n,
+		      (unsigned long long)info.cgroup_id,
+		      info.cgroup_id == m->decoy_id ? "the decoy's" : "of no cgroup the peer is in",
+		      (unsigned long long)m->peer_id);
+		if (info.cgroup_id)
+			right++;
+		else
+			unknown++;
+		peercgroup_info_free(&info);
+		__atomic_store_n(&m->asked, n + 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&m->stop, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	CHECK(!m->err, "%s: mount storm: %s", how, strerror(m->err));
+	printf("# lib: mount race, %s: %ld mounts, %ld answers: %ld with the peer's id, %ld unknown (id 0)\n",
+	       how, m->mounts, m->answers, right, unknown);
+	fflush(stdout);
+	/* the storm got in the way, and the peer's id still came through: the holds */
+	CHECK(right > 0 && unknown > 0, "%s: %ld right, %ld unknown: one kind never came",
+	      how, right, unknown);
+}
+
+static void live_in_mount_storm(void *arg)
+{
+	struct mount_race *m = arg;
+
+	/* bind sources must be in our own mount namespace: all after this */
+	SYS(unshare(CLONE_NEWNS));
+	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	ask_in_mount_storm(m, "openat2()");
+	if (!have_seccomp_filters()) {
+		printf("# lib: no seccomp filters here: openat2() refused not tried\n");
+		return;
+	}
+	refuse_syscall(SYS_openat2);
+	ask_in_mount_storm(m, "openat2() refused");
+}
+
+static void t_live_mount_race(void)
+{
+	struct mount_race m = { 0 };
+	struct client c;
+
+	SYS(cg_create("lib-mr"));
+	for (size_t i = 3; i-- > 0;) {	/* parents first */
+		SYS(cg_create(mount_race_on[i]));
+		SYS(cg_create(mount_race_decoy[i]));
+	}
+	m.peer_id = cg_id(MOUNT_RACE_PEER);
+	m.decoy_id = cg_id(mount_race_decoy[0]);
+	m.answers = knob("pcg.mount_race_answers", "PCG_MOUNT_RACE_ANSWERS", 2000);
+	SYS(m.fd = accept_client(&c, MOUNT_RACE_PEER));
+	t_in_child(live_in_mount_storm, &m);
+}
+
 /* A caller out of descriptors is told so (EMFILE), not that its peer is gone. */
 static void live_out_of_descriptors(void *arg)
 {
@@ -1091,6 +1197,7 @@ int main(int argc, char **argv)
 	RUN(t_live_thread_with_own_file_table);
 	RUN(t_live_out_of_descriptors);
 	RUN(t_live_mount_on_peer_cgroup);
+	RUN(t_live_mount_race);
 	RUN(t_socketpair_names_creator);
 	RUN(t_errors);
 	RUN(t_module_absent_enopkg);

@@ -14,6 +14,7 @@
 
 #include <limits.h>
 #include <poll.h>
+#include <sys/mount.h>
 
 #include "peercgroup.h"	/* the library's */
 
@@ -617,17 +618,52 @@ static void check_named(const char *what, int fd, bool proven, const char *want,
 	peercgroup_info_free(&info);
 }
 
+/* Both ends of a peer in the container, asked as check_named() does. */
+struct named_ends {
+	int acc, cli;
+	bool proven;
+	const char *want;
+	uint64_t id;
+	bool refuse_openat2;
+};
+
+static void check_named_ends(const struct named_ends *n)
+{
+	const char *acc = n->proven ? "accepted" : "accepted, parent 0775";
+	const char *cli = n->proven ? "client" : "client, parent 0775";
+
+	check_named(acc, n->acc, n->proven, n->want, n->id);
+	check_named(cli, n->cli, n->proven, n->want, n->id);
+}
+
+/* A sandbox whose filter predates openat2(): every look-up is the walk. */
+static void named_without_openat2(void *arg)
+{
+	refuse_syscall(SYS_openat2);
+	check_named_ends(arg);
+}
+
+static void ask_named(const struct named_ends *n)
+{
+	if (n->refuse_openat2)
+		t_in_child(named_without_openat2, (void *)n);
+	else
+		check_named_ends(n);
+}
+
 /*
  * An LXC container's cgroup whose path is PATH_MAX - 1 bytes: the longest
  * the module answers.  With the mount point in front, no stat() by name
  * can reach it; the library must still prove who named it, and must
- * still refuse it once a user may write its parent.
+ * still refuse it once a user may write its parent.  With
+ * @refuse_openat2, the name-by-name walk must find that path the same.
  */
-static void p_named_at_path_max(void)
+static void named_at_path_max(bool refuse_openat2)
 {
 	static const char tail[] = "/lxc.payload.pcglong";
 	struct chain parent, ct;
 	struct peer_ends e = { .lfd = -1, .acc = -1, .cli = -1 };
+	struct named_ends n;
 	char *proc = NULL;
 	uint64_t id;
 	int err;
@@ -659,21 +695,33 @@ static void p_named_at_path_max(void)
 		t_failf(__FILE__, __LINE__, "/proc/%d/cgroup: err %d", (int)e.p.pid, err);
 		goto out;
 	}
-	check_named("accepted", e.acc, true, ct.path, id);
-	check_named("client", e.cli, true, ct.path, id);
+	n = (struct named_ends){ e.acc, e.cli, true, ct.path, id, refuse_openat2 };
+	ask_named(&n);
 	/* a parent others may write: the name may be theirs */
 	if (fchmod(parent.fd[parent.depth], 0775)) {
 		t_failf(__FILE__, __LINE__, "fchmod: %s", strerror(errno));
 		goto out;
 	}
-	check_named("accepted, parent 0775", e.acc, false, ct.path, id);
-	check_named("client, parent 0775", e.cli, false, ct.path, id);
+	n.proven = false;
+	ask_named(&n);
 	fchmod(parent.fd[parent.depth], 0755);
 out:
 	free(proc);
 	ends_close(&e);
 	chain_free(&ct);
 	chain_free(&parent);
+}
+
+static void p_named_at_path_max(void)
+{
+	named_at_path_max(false);
+}
+
+static void p_named_at_path_max_without_openat2(void)
+{
+	if (!have_seccomp_filters())
+		SKIP("this kernel has no seccomp filters (CONFIG_SECCOMP_FILTER)");
+	named_at_path_max(true);
 }
 
 /*
@@ -1018,6 +1066,83 @@ static void p_live_removed_at_the_cut(void)
 	live_removed_of_length(LONGEST - 10, -ENAMETOOLONG);
 }
 
+/*
+ * A FIFO bound on the cgroup.threads of a peer whose path is PATH_MAX - 1
+ * bytes, the one file the live route reads to prove such a path: the
+ * answer comes (the walk opens it without waiting for a writer; a hang
+ * is the suite's timeout) and is ENAMETOOLONG, as for any path it cannot
+ * prove, both where openat2() refuses the mount and the walk takes over
+ * and where a seccomp filter refuses openat2() itself.
+ */
+struct threads_fifo {
+	const char *path;	/* the peer's cgroup, LONGEST bytes */
+	int fd;
+	uint64_t id;
+	bool refuse_openat2;
+};
+
+static void live_with_fifo_on_threads(void *arg)
+{
+	const struct threads_fifo *f = arg;
+	struct peercgroup_info info;
+	char threads[64];
+	int root, dir, fd, r;
+
+	SYS(unshare(CLONE_NEWNS));
+	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	if (f->refuse_openat2)
+		refuse_syscall(SYS_openat2);
+	/* the premise: the path is proven through cgroup.threads */
+	r = peercgroup_get(f->fd, PEERCGROUP_GET_LIVE, &info);
+	CHECK(r == 0 && info.path && !strcmp(info.path, f->path) && info.cgroup_id == f->id,
+	      "before the FIFO: live %d, id %llu, want %llu", r,
+	      (unsigned long long)(r ? 0 : info.cgroup_id), (unsigned long long)f->id);
+	peercgroup_info_free(&info);
+	/* made after unshare(): a bind mount's source must be in our namespace */
+	SYS(mount("pcg-fifo", "/tmp", "tmpfs", 0, "size=4k"));
+	SYS(mkfifo("/tmp/threads", 0600));
+	/* the target too; CGROOT and the path together pass PATH_MAX */
+	SYS(root = open(CGROOT, O_PATH | O_DIRECTORY | O_CLOEXEC));
+	SYS(dir = openat(root, f->path + 1, O_PATH | O_DIRECTORY | O_CLOEXEC));
+	SYS(fd = openat(dir, "cgroup.threads", O_PATH | O_CLOEXEC));
+	snprintf(threads, sizeof(threads), "/proc/self/fd/%d", fd);
+	SYS(mount("/tmp/threads", threads, NULL, MS_BIND, NULL));
+	r = peercgroup_get(f->fd, PEERCGROUP_GET_LIVE, &info);
+	CHECK(r == -ENAMETOOLONG && !info.path && !info.cgroup_id,
+	      "a FIFO on cgroup.threads%s: live %d, id %llu, want -ENAMETOOLONG",
+	      f->refuse_openat2 ? ", openat2() refused" : "", r,
+	      (unsigned long long)info.cgroup_id);
+}
+
+static void p_live_fifo_on_cgroup_threads(void)
+{
+	struct peer_ends e = { .lfd = -1, .acc = -1, .cli = -1 };
+	struct threads_fifo f;
+	struct chain c;
+	int err;
+
+	err = chain_make(&c, LONGEST, "pcgfifo");
+	if (err) {
+		t_failf(__FILE__, __LINE__, "making the cgroups: %s", strerror(-err));
+		goto out;
+	}
+	if (c.len != LONGEST || ends_open(&e, &c)) {
+		t_failf(__FILE__, __LINE__, "setup: %zu bytes: %s", c.len, strerror(errno));
+		goto out;
+	}
+	f = (struct threads_fifo){ c.path, e.acc, chain_id(&c), false };
+	t_in_child(live_with_fifo_on_threads, &f);
+	if (!have_seccomp_filters()) {
+		printf("# fifo: no seccomp filters here: openat2() refused not tried\n");
+		goto out;
+	}
+	f.refuse_openat2 = true;
+	t_in_child(live_with_fifo_on_threads, &f);
+out:
+	ends_close(&e);
+	chain_free(&c);
+}
+
 static void p_cgroup_namespace(void)
 {
 	/* total = 3 * (up + 1) + below */
@@ -1054,9 +1179,11 @@ int main(int argc, char **argv)
 	RUN(p_lengths);
 	RUN(p_kubepods_193);
 	RUN(p_named_at_path_max);
+	RUN(p_named_at_path_max_without_openat2);
 	RUN(p_named_at_path_max_in_cgroup_ns);
 	RUN(p_live_refuses_the_path_proc_cut);
 	RUN(p_live_removed_at_the_cut);
+	RUN(p_live_fifo_on_cgroup_threads);
 	RUN(p_cgroup_namespace);
 	return guest_end();
 }
