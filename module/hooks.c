@@ -200,12 +200,12 @@ static int pcg_hook_register(struct pcg_hook *hook)
 }
 
 /*
- * Where the kernel has fault injection in debugfs (CI's debug kernel),
+ * In the debug kernel's build (PCG_HAVE_FAULT_INJECT, peercgroup.h),
  * /sys/kernel/debug/peercgroup_fail_unhook makes unhooking fail as it
  * does once ftrace has disabled itself after a bug (ENODEV), so that
  * what the module then does (stay in memory, main.c) is tested.
  */
-#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+#ifdef PCG_HAVE_FAULT_INJECT
 static DECLARE_FAULT_ATTR(pcg_fail_unhook);
 static struct dentry *pcg_fail_unhook_dir;
 

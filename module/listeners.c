@@ -295,15 +295,16 @@ static void pcg_listen_escaped(const struct sock *sk)
 }
 
 /*
- * Where the kernel has fault injection in debugfs (CI's debug kernel),
- * /sys/kernel/debug/peercgroup_slow_listen holds a listen() call for a
- * second once its entry handler has read the task's cgroup, before the
- * kernel takes the credentials: a test moves the task there, which
- * nothing in user space can otherwise do.  The fault attribute's "times"
- * counts down as the hold begins, which tells the test when to move.
+ * In the debug kernel's build (PCG_HAVE_FAULT_INJECT, peercgroup.h),
+ * /sys/kernel/debug/peercgroup_slow_listen holds one listen() call once
+ * its entry handler has read the task's cgroup, before the kernel takes
+ * the credentials, until the task is moved out of that cgroup or for five
+ * seconds at most: a test moves the task there, which nothing in user
+ * space can otherwise do.  The fault attribute's "times" counts down as
+ * the hold begins, which tells the test when to move.
  */
-#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
-#define PCG_SLOW_LISTEN_MS 1000
+#ifdef PCG_HAVE_FAULT_INJECT
+#define PCG_SLOW_LISTEN_MAX_MS 5000
 
 static DECLARE_FAULT_ATTR(pcg_slow_listen);
 static struct dentry *pcg_slow_listen_dir;
@@ -320,20 +321,20 @@ static void pcg_slow_listen_exit(void)
 }
 
 /* By the clock: mdelay()'s calibrated loop runs short under emulation. */
-static void pcg_slow_listen_hold(void)
+static void pcg_slow_listen_hold(const struct cgroup *from)
 {
 	u64 end;
 
 	if (!should_fail(&pcg_slow_listen, 1))
 		return;
-	end = ktime_get_mono_fast_ns() + PCG_SLOW_LISTEN_MS * NSEC_PER_MSEC;
-	while (ktime_get_mono_fast_ns() < end)
+	end = ktime_get_mono_fast_ns() + PCG_SLOW_LISTEN_MAX_MS * NSEC_PER_MSEC;
+	while (ktime_get_mono_fast_ns() < end && task_dfl_cgroup(current) == from)
 		cpu_relax();
 }
 #else
 static inline void pcg_slow_listen_init(void) { }
 static inline void pcg_slow_listen_exit(void) { }
-static inline void pcg_slow_listen_hold(void) { }
+static inline void pcg_slow_listen_hold(const struct cgroup *from) { }
 #endif
 
 static struct kretprobe pcg_listen_probe;
@@ -496,7 +497,7 @@ static int notrace pcg_listen_enter(struct kretprobe_instance *ri,
 		cgroup_put(cgrp);
 	if (!call->followed)
 		atomic_inc(&pcg_untracked_listens);
-	pcg_slow_listen_hold();
+	pcg_slow_listen_hold(call->from);
 	return 0;
 }
 

@@ -146,4 +146,15 @@ bool pcg_hooks_left_behind(void);
 int pcg_dev_register(void);
 void pcg_dev_unregister(void);
 
+/*
+ * Fault injection for the debug kernel's tests (hooks.c, listeners.c):
+ * built only when the build asks for it (PCG_FAULT_INJECT=y, which
+ * scripts/kernel/debug.sh passes), never by DKMS.  On a kernel with fault
+ * injection in debugfs, any task can make should_fail() fire for itself
+ * through /proc/self/fail-nth, whatever the attribute's probability.
+ */
+#if defined(PCG_FAULT_INJECT) && IS_ENABLED(CONFIG_FAULT_INJECTION_DEBUG_FS)
+#define PCG_HAVE_FAULT_INJECT 1
+#endif
+
 #endif /* PEERCGROUP_MODULE_H */

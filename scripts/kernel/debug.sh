@@ -73,7 +73,7 @@ debug_build() {
 	# shellcheck disable=SC2064 # expand now: $base is local
 	trap "rm -rf '$base'" EXIT
 	copy_source "$src" "$base"
-	make -C "$dir/tree" ARCH=x86_64 M="$base" KCFLAGS=-Werror -j"$(nproc)" modules \
+	make -C "$dir/tree" ARCH=x86_64 M="$base" KCFLAGS=-Werror PCG_FAULT_INJECT=y -j"$(nproc)" modules \
 		>"$out/build.log" 2>&1 || rc=$?
 	((rc == 0)) || { cat "$out/build.log" >&2; die "$K_NAME debug: module build failed"; }
 	check_build_log "$out/build.log" "$base/peercgroup.ko" "$K_NAME debug"

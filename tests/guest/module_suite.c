@@ -1588,8 +1588,7 @@ static void t_alloc_failure_means_no_record(void)
  * A task moved inside listen(), after the probe's entry read its cgroup
  * and before the kernel took the credentials: its clients must not be
  * told the cgroup it left.  The debug kernel's peercgroup_slow_listen
- * (module/listeners.c) holds one call there for a second, and the move
- * must land while it is held.  The slot is then doubtful (ENODATA) until
+ * (module/listeners.c) holds one call there until the task moves.  The slot is then doubtful (ENODATA) until
  * a listen() that ran alone and did not move sets the credentials again.
  */
 #define SLOW_LISTEN_DIR "/sys/kernel/debug/peercgroup_slow_listen"
@@ -1638,9 +1637,10 @@ static void t_move_inside_listen(void)
 	for (i = 0; i < 1000 && read_long(SLOW_LISTEN_DIR "/times") != 0; i++)
 		usleep(10000);
 	CHECK_INT(0, read_long(SLOW_LISTEN_DIR "/times"));
-	SYS(cg_move("moved", pid));
+	/* held until the move (five seconds at most): it must not have returned */
 	returned = (struct pollfd){ .fd = ack, .events = POLLIN };
 	CHECK(poll(&returned, 1, 0) == 0, "listen() returned before the move: the hold did not hold");
+	SYS(cg_move("moved", pid));
 	CHECK_INT(1, read(ack, &e, 1));
 	CHECK_INT(0, e);
 
