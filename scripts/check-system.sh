@@ -7,9 +7,10 @@
 # kernel's .debs); the guest writes TAP lines and a verdict on its second
 # serial port, judged by scripts/guest-judge.sh as every guest boot is.
 #
-# Boots: install (6.1) -> boot+upgrade (6.1) -> kernel (6.12, the newest kernel in /boot, as
-# a boot loader would pick).  The upgrade phase runs in the boot phase's boot: under TCG a
-# systemd boot and power-off cost a minute, and nothing in it needs a boot of its own.  A "reboot" powers the guest off; the
+# Boots: install (6.1) -> boot+upgrade (6.1) -> kernel (6.12, the newest kernel
+# in /boot, as a boot loader would pick).  The upgrade phase runs in the boot
+# phase's boot: under TCG a systemd boot and power-off cost a minute, and
+# nothing in it needs a boot of its own.  A "reboot" powers the guest off; the
 # host starts it again with the kernel and initramfs read out of the disk
 # image with debugfs (no loop mount, no root needed for that part).
 #
