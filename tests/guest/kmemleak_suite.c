@@ -119,7 +119,7 @@ static void t_unhook_refused_stays_resident(void)
 	if (!module_loaded())
 		SYS(module_load());
 	CHECK(access(FAIL_UNHOOK, F_OK) == 0,
-	      "no " FAIL_UNHOOK ": a kernel without fault injection in debugfs");
+	      "no " FAIL_UNHOOK ": not the debug kernel's build (PCG_FAULT_INJECT=y)");
 	SYS(write_file(FAIL_UNHOOK "/verbose", "0"));	/* no stack dump */
 	SYS(write_file(FAIL_UNHOOK "/times", "2"));
 	SYS(write_file(FAIL_UNHOOK "/probability", "100"));
