@@ -445,6 +445,25 @@ int write_file(const char *path, const char *s)
 	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
+int fault_arm(const char *attr, const char *times)
+{
+	static const char *const knobs[][2] = {
+		{ "verbose", "0" },	/* no stack dump */
+		{ "interval", "1" },
+		{ "times", NULL },
+		{ "probability", "100" },
+	};
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", attr, knobs[i][0]);
+		if (write_file(path, knobs[i][1] ? knobs[i][1] : times))
+			return -1;
+	}
+	return 0;
+}
+
 ssize_t read_text(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

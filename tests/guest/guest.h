@@ -121,6 +121,12 @@ void defer_call(void (*fn)(void));
 /* ---- files ---- */
 
 int write_file(const char *path, const char *s);
+/*
+ * Arms the debugfs fault attribute directory @attr (the module's, in the
+ * debug kernel's build) to fire on each of its next @times calls, quietly.
+ * 0 or -1.
+ */
+int fault_arm(const char *attr, const char *times);
 /* Reads @path into @buf, NUL-terminated; returns the length or -1. */
 ssize_t read_text(const char *path, char *buf, size_t size);
 long read_long(const char *path);

@@ -120,9 +120,7 @@ static void t_unhook_refused_stays_resident(void)
 		SYS(module_load());
 	CHECK(access(FAIL_UNHOOK, F_OK) == 0,
 	      "no " FAIL_UNHOOK ": not the debug kernel's build (PCG_FAULT_INJECT=y)");
-	SYS(write_file(FAIL_UNHOOK "/verbose", "0"));	/* no stack dump */
-	SYS(write_file(FAIL_UNHOOK "/times", "2"));
-	SYS(write_file(FAIL_UNHOOK "/probability", "100"));
+	SYS(fault_arm(FAIL_UNHOOK, "2"));
 	SYS(rmmod = rmmod_detached());
 	for (i = 0; i < 3000 && (st = proc_state(rmmod)) != 'I'; i++)
 		usleep(10000);

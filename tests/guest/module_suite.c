@@ -1588,8 +1588,9 @@ static void t_alloc_failure_means_no_record(void)
  * A task moved inside listen(), after the probe's entry read its cgroup
  * and before the kernel took the credentials: its clients must not be
  * told the cgroup it left.  The debug kernel's peercgroup_slow_listen
- * (module/listeners.c) holds one call there until the task moves.  The slot is then doubtful (ENODATA) until
- * a listen() that ran alone and did not move sets the credentials again.
+ * (module/listeners.c) holds one call there until the task moves.  The
+ * slot is then doubtful (ENODATA) until a listen() that ran alone and did
+ * not move sets the credentials again.
  */
 #define SLOW_LISTEN_DIR "/sys/kernel/debug/peercgroup_slow_listen"
 
@@ -1615,9 +1616,8 @@ static void t_move_inside_listen(void)
 	if (access(SLOW_LISTEN_DIR, F_OK))
 		SKIP("needs peercgroup_slow_listen in debugfs (make check-debug)");
 	/*
-	 * A move waits for an RCU grace period, which the held call (its
-	 * preemption off) delays until it returns, unless the hierarchy
-	 * favours dynamic changes.
+	 * Else a move would wait for an RCU grace period, which the held
+	 * call (its preemption off) delays until it returns.
 	 */
 	SYS(mount(NULL, CGROOT, NULL, MS_REMOUNT, "favordynmods"));
 	defer_call(cgroup_mount_default);
@@ -1628,10 +1628,7 @@ static void t_move_inside_listen(void)
 	SYS(pid = relistener_start(s.lfd, &cmd, &ack));
 
 	defer_write(SLOW_LISTEN_DIR "/probability", "0");
-	SYS(write_file(SLOW_LISTEN_DIR "/verbose", "0"));
-	SYS(write_file(SLOW_LISTEN_DIR "/interval", "1"));
-	SYS(write_file(SLOW_LISTEN_DIR "/times", "1"));
-	SYS(write_file(SLOW_LISTEN_DIR "/probability", "100"));
+	SYS(fault_arm(SLOW_LISTEN_DIR, "1"));
 	SYS(write(cmd, "left", 4));
 	/* "times" drops to 0 as the hold begins */
 	for (i = 0; i < 1000 && read_long(SLOW_LISTEN_DIR "/times") != 0; i++)
