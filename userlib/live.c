@@ -127,47 +127,87 @@ static int read_proc_cgroup(pid_t pid, char **path)
 #define PROC_THREAD "/proc/thread-self"
 
 /*
- * Where this thread sees the cgroup v2 tree from its own cgroup
- * namespace's root, or NULL.  A cgroup2 mount's root in mountinfo is
- * relative to the reader's namespace, so "/" is exactly that root; a
- * mount of another part of the tree (the host's, seen from a container)
- * would put another cgroup at a path.
+ * The id of the mount that open @fd is on, from this thread's fdinfo
+ * (3.15 and later; statx()'s STATX_MNT_ID came in 5.8, and sandboxes
+ * that predate statx() refuse it), or -1.
  */
-static const char *cgroup2_mount(void)
+static long fd_mount_id(int fd)
 {
-	const char *const *mnts = pcg_cgroup2_dirs;
-	bool usable[PCG_CGROUP2_DIRS] = { false, false };
+	char fn[64], *s = NULL, *end;
+	long id = -1;
+
+	snprintf(fn, sizeof(fn), PROC_THREAD "/fdinfo/%d", fd);
+	if (proc_line(fn, "mnt_id:", &s) == 0) {
+		errno = 0;
+		id = strtol(s, &end, 10);
+		if (errno || end == s || *end || id < 0)
+			id = -1;
+	}
+	free(s);
+	return id;
+}
+
+/*
+ * Is mount @id, in this thread's mountinfo, a cgroup2 mount of the root
+ * of this thread's cgroup namespace?  A mount's root there is relative to
+ * the reader's cgroup namespace, so "/" is exactly that root; a mount of
+ * another part of the tree (the host's, seen from a container) would put
+ * another cgroup at a path.
+ */
+static bool mount_shows_cgroup_ns_root(long id)
+{
 	char *line = NULL;
-	size_t cap = 0, i;
+	bool shows = false;
+	size_t cap = 0;
 	FILE *f;
 
+	if (id < 0)
+		return false;
 	f = fopen(PROC_THREAD "/mountinfo", "re");
 	if (!f)
-		return NULL;
+		return false;
 	while (getline(&line, &cap, f) > 0) {
 		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - FSTYPE ... */
-		char *field[5], *sep = strstr(line, " - "), *save = NULL, *p = line;
+		char *field[4], *sep = strstr(line, " - "), *save = NULL, *p = line, *end;
 		int n;
 
 		if (!sep)
 			continue;
 		*sep = '\0';
-		for (n = 0; n < 5 && (field[n] = strtok_r(p, " ", &save)); n++)
+		for (n = 0; n < 4 && (field[n] = strtok_r(p, " ", &save)); n++)
 			p = NULL;
-		if (n < 5)
+		if (n < 4 || strtol(field[0], &end, 10) != id || *end)
 			continue;
-		/* The last mount on a mount point is the one seen there. */
-		for (i = 0; i < PCG_CGROUP2_DIRS; i++)
-			if (!strcmp(field[4], mnts[i]))
-				usable[i] = !strcmp(field[3], "/") &&
-					    !strncmp(sep + 3, "cgroup2 ", 8);
+		shows = !strcmp(field[3], "/") && !strncmp(sep + 3, "cgroup2 ", 8);
+		break;
 	}
 	free(line);
 	fclose(f);
-	for (i = 0; i < PCG_CGROUP2_DIRS; i++)
-		if (usable[i])
-			return mnts[i];
-	return NULL;
+	return shows;
+}
+
+/*
+ * Where this thread sees the cgroup v2 tree from its cgroup namespace's
+ * root: the first of pcg_cgroup2_dirs that shows it, opened, or
+ * -ENOMEDIUM.  The mount is judged once open, by the mount id the fd
+ * holds (an open fd keeps its mount's id from being given again): read
+ * before the open, mountinfo would miss a mount made on the mount point
+ * in between, and one since detached is in no line of it.
+ */
+static int cgroup2_mount_open(void)
+{
+	size_t i;
+	int fd;
+
+	for (i = 0; i < PCG_CGROUP2_DIRS; i++) {
+		fd = pcg_cgroup2_open(pcg_cgroup2_dirs[i], false);
+		if (fd < 0)
+			continue;
+		if (mount_shows_cgroup_ns_root(fd_mount_id(fd)))
+			return fd;
+		close(fd);
+	}
+	return -ENOMEDIUM;
 }
 
 /*
@@ -177,18 +217,14 @@ static const char *cgroup2_mount(void)
  */
 static int cgroup_lookup(const char *path, uint64_t *id)
 {
-	const char *mnt;
 	struct stat st;
 	int fd, r;
 
 	if (pcg_cgroup_path_outside(path))
 		return -EXDEV;
-	mnt = cgroup2_mount();
-	if (!mnt)
-		return -ENOMEDIUM;
-	fd = pcg_cgroup2_open(mnt, false);
+	fd = cgroup2_mount_open();
 	if (fd < 0)
-		return -ENOMEDIUM;
+		return fd;
 	r = pcg_cgroup_stat(fd, path, strlen(path), &st);
 	close(fd);
 	if (r == 0)
@@ -284,15 +320,14 @@ static int confirm_answer(pid_t pid, int pidfd, struct peercgroup_info *info)
  */
 static bool cgroup_holds_thread(const char *path, pid_t tid)
 {
-	const char *mnt = cgroup2_mount();
 	int mnt_fd, fd;
 	bool found = false;
 	FILE *f;
 	int t;
 
-	if (!mnt || tid <= 0 || pcg_cgroup_path_outside(path))
+	if (tid <= 0 || pcg_cgroup_path_outside(path))
 		return false;
-	mnt_fd = pcg_cgroup2_open(mnt, false);
+	mnt_fd = cgroup2_mount_open();
 	if (mnt_fd < 0)
 		return false;
 	fd = pcg_cgroup_open(mnt_fd, path, "cgroup.threads");

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <stdarg.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -829,6 +830,78 @@ static void t_live_mount_on_peer_cgroup(void)
 }
 
 /*
+ * A mount made on the cgroup2 mount point itself, after mountinfo was
+ * read and before the mount point is opened by name, and detached again
+ * once it is open: no mountinfo line ever shows it.  A subtree of the
+ * cgroup tree bound there, with the peer's path in it too, would give
+ * the id of another cgroup.  This suite is linked with --wrap=open: while
+ * open_decoy is set, each open() of CGROOT makes that mount in that
+ * window.  The live answer keeps the peer's path, with id 0 (unknown).
+ * Left mounted, mountinfo shows a mount of another part of the tree: id
+ * 0 as well.
+ */
+static const char *open_decoy;	/* bound on CGROOT at each open() of it */
+static int open_decoys, open_decoy_err;
+
+int __real_open(const char *path, int flags, ...);
+int __wrap_open(const char *path, int flags, ...);
+
+int __wrap_open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+	int fd, err;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (!open_decoy || strcmp(path, CGROOT))
+		return __real_open(path, flags, mode);
+	if (mount(open_decoy, CGROOT, NULL, MS_BIND, NULL)) {
+		open_decoy_err = errno;
+		return __real_open(path, flags, mode);
+	}
+	open_decoys++;
+	fd = __real_open(path, flags, mode);
+	err = errno;
+	if (umount2(CGROOT, MNT_DETACH))
+		open_decoy_err = errno;
+	errno = err;
+	return fd;
+}
+
+static void live_with_mount_in_open(void *arg)
+{
+	struct mounted_over *m = arg;
+
+	SYS(unshare(CLONE_NEWNS));
+	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	open_decoy = CGROOT "/lib-mnt-root";
+	live_id_is(m->fd, 0);
+	open_decoy = NULL;
+	CHECK(!open_decoy_err, "the mount in open(): %s", strerror(open_decoy_err));
+	CHECK(open_decoys > 0, "the library never open()ed " CGROOT ": the window is not reached");
+	live_id_is(m->fd, m->peer_id);
+	SYS(mount(CGROOT "/lib-mnt-root", CGROOT, NULL, MS_BIND, NULL));
+	live_id_is(m->fd, 0);
+}
+
+static void t_live_mount_on_cgroup2_mount(void)
+{
+	struct mounted_over m;
+	struct client c;
+
+	SYS(cg_create("lib-mnt-peer"));
+	SYS(cg_create("lib-mnt-root"));
+	SYS(cg_create("lib-mnt-root/lib-mnt-peer"));
+	m.peer_id = cg_id("lib-mnt-peer");
+	SYS(m.fd = accept_client(&c, "lib-mnt-peer"));
+	t_in_child(live_with_mount_in_open, &m);
+}
+
+/*
  * A mount storm below the cgroup tree while live answers are asked: a
  * thread binds a decoy cgroup on the peer's cgroup lib-mr/a/b/peer, then
  * another on its parent, then on its grandparent, unmounting each again,
@@ -1197,6 +1270,7 @@ int main(int argc, char **argv)
 	RUN(t_live_thread_with_own_file_table);
 	RUN(t_live_out_of_descriptors);
 	RUN(t_live_mount_on_peer_cgroup);
+	RUN(t_live_mount_on_cgroup2_mount);
 	RUN(t_live_mount_race);
 	RUN(t_socketpair_names_creator);
 	RUN(t_errors);
