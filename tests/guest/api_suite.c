@@ -351,8 +351,7 @@ static void proof_under_a_mount(void *arg)
 	struct stat st;
 	int cg_fd;
 
-	SYS(unshare(CLONE_NEWNS));
-	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	SYS(enter_mount_namespace(0));
 	/* of this namespace's mount: bind mounts take no other */
 	SYS(cg_fd = open(CGROOT "/" DELEGATED "/" HEX64, O_PATH | O_DIRECTORY | O_CLOEXEC));
 	SYS(mount("tmpfs", CGROOT "/" DELEGATED, "tmpfs", 0, "mode=0755"));
@@ -546,7 +545,7 @@ static void a_getters_are_connect_time(void)
 /* PrivateDevices=yes: a fresh /dev without our node. */
 static int hide_dev(void)
 {
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+	if (enter_mount_namespace(0))
 		return -1;
 	return mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755");
 }

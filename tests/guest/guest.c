@@ -479,10 +479,16 @@ ssize_t read_text(const char *path, char *buf, size_t size)
 	return n;
 }
 
+int enter_mount_namespace(int more)
+{
+	if (unshare(CLONE_NEWNS | more))
+		return -1;
+	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+}
+
 int enter_cgroup_namespace(int more)
 {
-	if (unshare(CLONE_NEWCGROUP | CLONE_NEWNS | more) ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	if (enter_mount_namespace(CLONE_NEWCGROUP | more) ||
 	    umount2(CGROOT, MNT_DETACH) ||
 	    mount("cgroup2", CGROOT, "cgroup2", 0, NULL))
 		return -1;

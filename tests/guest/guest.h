@@ -133,6 +133,11 @@ long read_long(const char *path);
 /* The state letter of /proc/PID/stat: 'Z' for a zombie; 0 if unreadable. */
 char proc_state(pid_t pid);
 /*
+ * unshare() a mount namespace, and @more (CLONE_NEW* flags), with every
+ * mount in it private: what a test mounts there stays there.  0 or -1.
+ */
+int enter_mount_namespace(int more);
+/*
  * unshare() a cgroup namespace rooted at our cgroup, and @more (CLONE_NEW*
  * flags), in a mount namespace of our own where CGROOT is a cgroup2 mount
  * made there: the tree as a daemon in that namespace sees it.  0 or -1.

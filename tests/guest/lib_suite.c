@@ -250,8 +250,7 @@ static void live_behind_hidepid(void *arg)
 	const struct behind_hidepid *h = arg;
 	struct peercgroup_info info;
 
-	SYS(unshare(CLONE_NEWNS));
-	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	SYS(enter_mount_namespace(0));
 	SYS(mount("proc", "/proc", "proc", 0, h->option));
 	SYS(become_nobody());
 	CHECK_INT(-ESRCH, peercgroup_get(h->fd, PEERCGROUP_GET_LIVE, &info));
@@ -429,7 +428,6 @@ static void live_passed_as_pid_ns_init(void *arg)
 	int fd, via = *(int *)arg;
 
 	CHECK_INT(1, getpid());
-	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
 	SYS(mount("proc", "/proc", "proc", 0, NULL));
 	SYS(fd = recv_fd(via));
 	CHECK_INT(-ESRCH, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
@@ -442,7 +440,7 @@ static void live_passed_as_pid_ns_init(void *arg)
 
 static void live_passed_into_new_pid_ns(void *arg)
 {
-	SYS(unshare(CLONE_NEWPID | CLONE_NEWNS));
+	SYS(enter_mount_namespace(CLONE_NEWPID));
 	t_in_child(live_passed_as_pid_ns_init, arg);
 }
 
@@ -563,8 +561,7 @@ static void move_between_x_and_y(struct recreated *m)
 /* A mount namespace with 200 more mounts: a slower parse of mountinfo. */
 static int slow_mountinfo(void)
 {
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-	    (mkdir("/tmp/lib-rc", 0700) && errno != EEXIST))
+	if (enter_mount_namespace(0) || (mkdir("/tmp/lib-rc", 0700) && errno != EEXIST))
 		return -1;
 	for (int i = 0; i < 200; i++)
 		if (mount("lib-rc", "/tmp/lib-rc", "tmpfs", 0, "size=4k"))
@@ -796,8 +793,7 @@ static void live_with_mount_on_peer_cgroup(void *arg)
 {
 	struct mounted_over *m = arg;
 
-	SYS(unshare(CLONE_NEWNS));
-	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	SYS(enter_mount_namespace(0));
 	live_id_is(m->fd, m->peer_id);
 	/* systemd-nspawn without a cgroup namespace: the cgroup on itself */
 	SYS(mount(CGROOT "/lib-mnt-peer", CGROOT "/lib-mnt-peer", NULL, MS_BIND, NULL));
@@ -876,8 +872,7 @@ static void live_with_mount_in_open(void *arg)
 {
 	struct mounted_over *m = arg;
 
-	SYS(unshare(CLONE_NEWNS));
-	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	SYS(enter_mount_namespace(0));
 	open_decoy = CGROOT "/lib-mnt-root";
 	live_id_is(m->fd, 0);
 	open_decoy = NULL;
@@ -1007,8 +1002,7 @@ static void live_in_mount_storm(void *arg)
 	struct mount_race *m = arg;
 
 	/* bind sources must be in our own mount namespace: all after this */
-	SYS(unshare(CLONE_NEWNS));
-	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	SYS(enter_mount_namespace(0));
 	ask_in_mount_storm(m, "openat2()");
 	if (!have_seccomp_filters()) {
 		printf("# lib: no seccomp filters here: openat2() refused not tried\n");

@@ -239,8 +239,7 @@ static void caller_main(const struct caller_kind *k, int carrier, const struct o
 		err = -errno;
 	/* a /proc of its own pid namespace, as a container has */
 	if (!err && k->box_pid &&
-	    (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-	     mount("proc", "/proc", "proc", 0, NULL)))
+	    (enter_mount_namespace(0) || mount("proc", "/proc", "proc", 0, NULL)))
 		err = -errno;
 	if (!err && k->userns && enter_user_namespace_as_nobody())
 		err = -errno;

@@ -1088,8 +1088,7 @@ static void live_with_fifo_on_threads(void *arg)
 	char threads[64];
 	int root, dir, fd, r;
 
-	SYS(unshare(CLONE_NEWNS));
-	SYS(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	SYS(enter_mount_namespace(0));
 	if (f->refuse_openat2)
 		refuse_syscall(SYS_openat2);
 	/* the premise: the path is proven through cgroup.threads */
