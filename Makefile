@@ -76,8 +76,9 @@ $(B)/guest/obj/guest.o: tests/guest/guest.c tests/guest/guest.h include/uapi/lin
 $(B)/guest/%: tests/guest/%.c $(GUEST_DEPS)
 	$(CC) $(GUEST_CFLAGS) -o $@ $< $(B)/guest/obj/guest.o $(GUEST_LIB) $(GUEST_LDFLAGS) -lpthread -lm
 
-# lib_suite puts a mount in the library's open() of the cgroup2 mount point.
-$(B)/guest/lib_suite: private GUEST_LDFLAGS := -Wl,--wrap=open
+# lib_suite makes a mount, and recycles a pid, inside the library's open()
+# and fopen() calls.
+$(B)/guest/lib_suite: private GUEST_LDFLAGS := -Wl,--wrap=open -Wl,--wrap=fopen
 
 $(B)/guest/%: tests/bench/%.c $(GUEST_DEPS)
 	$(CC) $(GUEST_CFLAGS) -o $@ $< $(B)/guest/obj/guest.o $(GUEST_LIB) -lpthread -lm

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -127,15 +128,20 @@ static int read_proc_cgroup(pid_t pid, char **path)
 #define PROC_THREAD "/proc/thread-self"
 
 /*
- * The id of the mount that open @fd is on, from this thread's fdinfo
- * (3.15 and later; statx()'s STATX_MNT_ID came in 5.8, and sandboxes
- * that predate statx() refuse it), or -1.
+ * The id of the mount that open @fd is on, or -1: from statx() (5.8 and
+ * later), else from this thread's fdinfo (3.15 and later), for a sandbox
+ * that predates statx() and refuses it.  Neither alone: 5.10 refuses a
+ * process that changed its uid its own fdinfo (it is no longer dumpable).
  */
 static long fd_mount_id(int fd)
 {
 	char fn[64], *s = NULL, *end;
+	struct statx stx;
 	long id = -1;
 
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) == 0 &&
+	    (stx.stx_mask & STATX_MNT_ID))
+		return stx.stx_mnt_id > LONG_MAX ? -1 : (long)stx.stx_mnt_id;
 	snprintf(fn, sizeof(fn), PROC_THREAD "/fdinfo/%d", fd);
 	if (proc_line(fn, "mnt_id:", &s) == 0) {
 		errno = 0;
@@ -264,6 +270,14 @@ static bool peer_exited(int pidfd)
 	struct pollfd p = { .fd = pidfd, .events = POLLIN };
 
 	return pidfd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+/* Is it known not to have exited (a poll() that fails knows nothing)? */
+static bool peer_alive(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 0;
 }
 
 /*
@@ -418,8 +432,11 @@ static int proc_pid(int pidfd, pid_t ours, pid_t *pid)
  * Is the process @pidfd refers to not reaped yet, so that the pid /proc
  * was read at is still its own?  fdinfo's "Pid:" turns -1 once it is
  * reaped (5.10 to 7.3), whatever the caller may do to it.  Where fdinfo
- * is refused, a signal 0 through the pidfd tells, EPERM (a peer we may
- * not signal) saying it lives.  0, -ESRCH, or the errno of reading /proc.
+ * is refused (5.10, to a process that changed its uid), a signal 0
+ * through the pidfd tells.  Its EPERM says only that the signal was
+ * refused, by the peer's credentials or by a seccomp filter, for any
+ * process: then only a peer that has not even exited is known to be
+ * unreaped.  0, -ESRCH, or the errno of reading /proc.
  */
 static int peer_unreaped(int pidfd)
 {
@@ -428,7 +445,9 @@ static int peer_unreaped(int pidfd)
 
 	if (!fdinfo_refused(r))
 		return r < 0 ? r : pid > 0 ? 0 : -ESRCH;
-	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 && errno != EPERM)
+	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0)
+		return 0;
+	if (errno != EPERM || !peer_alive(pidfd))
 		return -ESRCH;
 	return 0;
 }

@@ -495,12 +495,12 @@ int enter_cgroup_namespace(int more)
 	return 0;
 }
 
-void refuse_syscall(int nr)
+void refuse_syscall(int nr, int err)
 {
 	struct sock_filter insns[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned int)nr, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned int)err),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = { .len = sizeof(insns) / sizeof(insns[0]), .filter = insns };
@@ -508,7 +508,7 @@ void refuse_syscall(int nr)
 	SYS(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
 	SYS(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog));
 	CHECK_INT(-1, syscall(nr, -1, NULL, NULL, 0));
-	CHECK_INT(ENOSYS, errno);
+	CHECK_INT(err, errno);
 }
 
 /* As root a null filter is EFAULT; EINVAL: no seccomp filters here. */

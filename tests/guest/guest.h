@@ -145,9 +145,10 @@ int enter_mount_namespace(int more);
 int enter_cgroup_namespace(int more);
 /*
  * In a t_in_child() child (a failed check ends it): syscall @nr fails
- * with ENOSYS from now on, as in a sandbox whose filter predates it.
+ * with @err from now on, whatever its arguments: ENOSYS as in a sandbox
+ * whose filter predates it, EPERM as systemd's SystemCallErrorNumber=.
  */
-void refuse_syscall(int nr);
+void refuse_syscall(int nr, int err);
 /* Can this kernel filter syscalls (CONFIG_SECCOMP_FILTER)? */
 bool have_seccomp_filters(void);
 /*

@@ -236,6 +236,100 @@ static void t_live_peer_of_another_uid(void)
 }
 
 /*
+ * The peer reaped, and its pid given to a process in another cgroup,
+ * between the library's reading of the peer's number and of its
+ * /proc/PID/cgroup: never that process's cgroup as the peer's.  The
+ * caller changed its uid, which on 5.10 refuses it its own fdinfo, and a
+ * seccomp filter refuses pidfd_send_signal() with EPERM, for any process.
+ * This suite is linked with --wrap=fopen: the library's fopen() of that
+ * file asks the recycler, a thread of the parent's (whose child the peer
+ * is), to make the window, and waits for it.
+ */
+struct recycled_window {
+	struct client c;
+	int fd, ctl[2];		/* ctl[0]: the recycler's end */
+	pid_t peer, again;
+	int err;		/* spawn_with_pid()'s errno */
+};
+
+static pid_t window_peer;	/* recycled as its /proc/PID/cgroup is opened */
+static int window_ctl = -1, window_reached;
+
+FILE *__real_fopen(const char *path, const char *mode);
+FILE *__wrap_fopen(const char *path, const char *mode);
+
+FILE *__wrap_fopen(const char *path, const char *mode)
+{
+	char fn[64], byte = 'r';
+
+	snprintf(fn, sizeof(fn), "/proc/%d/cgroup", (int)window_peer);
+	if (window_peer > 0 && !strcmp(path, fn)) {
+		window_peer = 0;
+		window_reached = write(window_ctl, &byte, 1) == 1 &&
+				 read(window_ctl, &byte, 1) == 1;
+	}
+	return __real_fopen(path, mode);
+}
+
+static void *recycle_on_request(void *arg)
+{
+	struct recycled_window *w = arg;
+	char byte;
+
+	if (read(w->ctl[0], &byte, 1) != 1)
+		return NULL;	/* the window was never reached */
+	client_stop(&w->c);	/* the peer exits and is reaped: its pid is free */
+	w->again = spawn_with_pid(w->peer, "lib-window");
+	w->err = w->again < 0 ? errno : 0;
+	if (write(w->ctl[0], "d", 1) != 1)
+		w->err = errno;
+	return NULL;
+}
+
+static void ask_across_recycled_pid(void *arg)
+{
+	struct recycled_window *w = arg;
+	struct peercgroup_info info;
+	int r;
+
+	SYS(become_nobody());
+	if (have_seccomp_filters())
+		refuse_syscall(SYS_pidfd_send_signal, EPERM);
+	else
+		printf("# lib: no seccomp filters here: pidfd_send_signal() refused not tried\n");
+	window_ctl = w->ctl[1];
+	window_peer = w->peer;
+	r = peercgroup_get(w->fd, PEERCGROUP_GET_LIVE, &info);
+	CHECK(window_reached, "the library never read /proc/%d/cgroup: the window is not reached",
+	      (int)w->peer);
+	CHECK(r == -ESRCH, "r %d (%s), path %s: the answer must be -ESRCH", r, strerror(-r),
+	      r == 0 ? info.path : "none");
+	peercgroup_info_free(&info);
+}
+
+static void t_live_pid_recycled_while_read(void)
+{
+	struct recycled_window w = { .again = -1 };
+	pthread_t t;
+
+	SYS(cg_create("lib-window"));
+	SYS(w.fd = accept_client(&w.c, CG_CLIENT));
+	w.peer = w.c.pid;
+	SYS(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, w.ctl));
+	defer_close(w.ctl[0]);
+	defer_close(w.ctl[1]);
+	CHECK_INT(0, pthread_create(&t, NULL, recycle_on_request, &w));
+	t_in_child(ask_across_recycled_pid, &w);
+	shutdown(w.ctl[1], SHUT_WR);	/* a recycler still waiting: the window never came */
+	pthread_join(t, NULL);
+	if (w.again > 0)
+		defer_kill(w.again);
+	CHECK(!w.err, "recycling pid %d: %s", (int)w.peer, strerror(w.err));
+	CHECK(w.again < 0 || w.again == w.peer, "the new process got pid %d, not %d",
+	      (int)w.again, (int)w.peer);
+}
+
+/*
  * A /proc that hides others' processes, hidepid=1 (EPERM on their files)
  * or 2 (not there: ENOENT): the peer is not visible.  The module's record
  * does not follow /proc's mount options (peercgroup(4)).
@@ -479,7 +573,7 @@ static void live_without_pidfd_open(void *arg)
 	struct accepted *a = arg;
 	int fd = a->fd;
 
-	refuse_syscall(SYS_pidfd_open);
+	refuse_syscall(SYS_pidfd_open, ENOSYS);
 	CHECK_INT(0, peercgroup_get(fd, PEERCGROUP_GET_LIVE, &info));
 	CHECK_STR("/lib-pidns-peer", info.path);
 	CHECK_INT(cg_id("lib-pidns-peer"), info.cgroup_id);
@@ -805,7 +899,7 @@ static void live_with_mount_on_peer_cgroup(void *arg)
 		printf("# lib: no seccomp filters here: openat2() refused not tried\n");
 		return;
 	}
-	refuse_syscall(SYS_openat2);
+	refuse_syscall(SYS_openat2, ENOSYS);
 	live_id_is(m->fd, 0);
 	SYS(umount2(CGROOT "/lib-mnt-peer", MNT_DETACH));
 	live_id_is(m->fd, m->peer_id);
@@ -868,17 +962,33 @@ int __wrap_open(const char *path, int flags, ...)
 	return fd;
 }
 
+/* Armed, then not: id 0, then the peer's. */
+static void mount_in_open_answers(struct mounted_over *m)
+{
+	int before = open_decoys;
+
+	open_decoy = CGROOT "/lib-mnt-root";
+	live_id_is(m->fd, 0);
+	open_decoy = NULL;
+	CHECK(!open_decoy_err, "the mount in open(): %s", strerror(open_decoy_err));
+	CHECK(open_decoys > before, "the library never open()ed " CGROOT ": the window is not reached");
+	live_id_is(m->fd, m->peer_id);
+}
+
 static void live_with_mount_in_open(void *arg)
 {
 	struct mounted_over *m = arg;
 
 	SYS(enter_mount_namespace(0));
-	open_decoy = CGROOT "/lib-mnt-root";
-	live_id_is(m->fd, 0);
-	open_decoy = NULL;
-	CHECK(!open_decoy_err, "the mount in open(): %s", strerror(open_decoy_err));
-	CHECK(open_decoys > 0, "the library never open()ed " CGROOT ": the window is not reached");
-	live_id_is(m->fd, m->peer_id);
+	mount_in_open_answers(m);
+	if (have_seccomp_filters()) {
+		/* the mount's id from fdinfo instead */
+		printf("# lib: statx() refused\n");
+		refuse_syscall(SYS_statx, ENOSYS);
+		mount_in_open_answers(m);
+	} else {
+		printf("# lib: no seccomp filters here: statx() refused not tried\n");
+	}
 	SYS(mount(CGROOT "/lib-mnt-root", CGROOT, NULL, MS_BIND, NULL));
 	live_id_is(m->fd, 0);
 }
@@ -1008,7 +1118,7 @@ static void live_in_mount_storm(void *arg)
 		printf("# lib: no seccomp filters here: openat2() refused not tried\n");
 		return;
 	}
-	refuse_syscall(SYS_openat2);
+	refuse_syscall(SYS_openat2, ENOSYS);
 	ask_in_mount_storm(m, "openat2() refused");
 }
 
@@ -1252,6 +1362,7 @@ int main(int argc, char **argv)
 	RUN(t_live_answer);
 	RUN(t_live_recycled_pid);
 	RUN(t_live_peer_of_another_uid);
+	RUN(t_live_pid_recycled_while_read);
 	RUN(t_live_behind_hidepid);
 	RUN(t_live_removed_cgroup);
 	RUN(t_live_deleted_in_a_name);

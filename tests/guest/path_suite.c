@@ -639,7 +639,7 @@ static void check_named_ends(const struct named_ends *n)
 /* A sandbox whose filter predates openat2(): every look-up is the walk. */
 static void named_without_openat2(void *arg)
 {
-	refuse_syscall(SYS_openat2);
+	refuse_syscall(SYS_openat2, ENOSYS);
 	check_named_ends(arg);
 }
 
@@ -1090,7 +1090,7 @@ static void live_with_fifo_on_threads(void *arg)
 
 	SYS(enter_mount_namespace(0));
 	if (f->refuse_openat2)
-		refuse_syscall(SYS_openat2);
+		refuse_syscall(SYS_openat2, ENOSYS);
 	/* the premise: the path is proven through cgroup.threads */
 	r = peercgroup_get(f->fd, PEERCGROUP_GET_LIVE, &info);
 	CHECK(r == 0 && info.path && !strcmp(info.path, f->path) && info.cgroup_id == f->id,
