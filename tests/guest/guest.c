@@ -419,6 +419,9 @@ void t_in_child(void (*fn)(void *arg), void *arg)
 	}
 	if (msg[0])
 		t_failf(__FILE__, __LINE__, "in child: %s", msg);
+	else if (WIFSIGNALED(status))
+		t_failf(__FILE__, __LINE__, "child killed by signal %d (%s)", WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
 	else if (!WIFEXITED(status) || WEXITSTATUS(status))
 		t_failf(__FILE__, __LINE__, "child ended with status %#x", status);
 }
