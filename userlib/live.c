@@ -127,21 +127,12 @@ static int read_proc_cgroup(pid_t pid, char **path)
  */
 #define PROC_THREAD "/proc/thread-self"
 
-/*
- * The id of the mount that open @fd is on, or -1: from statx() (5.8 and
- * later), else from this thread's fdinfo (3.15 and later), for a sandbox
- * that predates statx() and refuses it.  Neither alone: 5.10 refuses a
- * process that changed its uid its own fdinfo (it is no longer dumpable).
- */
-static long fd_mount_id(int fd)
+/* fdinfo's "mnt_id:" of open @fd (3.15 and later), this thread's, or -1. */
+static long fdinfo_mount_id(int fd)
 {
 	char fn[64], *s = NULL, *end;
-	struct statx stx;
 	long id = -1;
 
-	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) == 0 &&
-	    (stx.stx_mask & STATX_MNT_ID))
-		return stx.stx_mnt_id > LONG_MAX ? -1 : (long)stx.stx_mnt_id;
 	snprintf(fn, sizeof(fn), PROC_THREAD "/fdinfo/%d", fd);
 	if (proc_line(fn, "mnt_id:", &s) == 0) {
 		errno = 0;
@@ -151,6 +142,35 @@ static long fd_mount_id(int fd)
 	}
 	free(s);
 	return id;
+}
+
+/*
+ * The id of the mount whose root open directory @fd is, or -1: not a
+ * mount's root (cgroup2 mounted on a parent of the mount point shows a
+ * cgroup there), or no way to tell.  statx() says both (5.8 and later);
+ * else, for a sandbox that refuses statx(), fdinfo, where a mount's root
+ * has its ".." on another mount.  Not fdinfo alone: 5.10 refuses a
+ * process that changed its uid its own fdinfo (it is no longer dumpable).
+ */
+static long mount_root_id(int fd)
+{
+	long id, up_id;
+	int up;
+#if defined(STATX_MNT_ID) && defined(STATX_ATTR_MOUNT_ROOT)
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) == 0 &&
+	    (stx.stx_mask & STATX_MNT_ID) && (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+		return (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) && stx.stx_mnt_id <= LONG_MAX ?
+		       (long)stx.stx_mnt_id : -1;
+#endif
+	id = fdinfo_mount_id(fd);
+	up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (up < 0)
+		return -1;
+	up_id = fdinfo_mount_id(up);
+	close(up);
+	return id >= 0 && up_id >= 0 && up_id != id ? id : -1;
 }
 
 /*
@@ -195,10 +215,11 @@ static bool mount_shows_cgroup_ns_root(long id)
 /*
  * Where this thread sees the cgroup v2 tree from its cgroup namespace's
  * root: the first of pcg_cgroup2_dirs that shows it, opened, or
- * -ENOMEDIUM.  The mount is judged once open, by the mount id the fd
- * holds (an open fd keeps its mount's id from being given again): read
- * before the open, mountinfo would miss a mount made on the mount point
- * in between, and one since detached is in no line of it.
+ * -ENOMEDIUM.  The directory must be the root of its mount, and the
+ * mount is judged once open, by the id the fd holds (an open fd keeps its
+ * mount's id from being given again): read before the open, mountinfo
+ * would miss a mount made on the mount point in between, and one since
+ * detached is in no line of it.
  */
 static int cgroup2_mount_open(void)
 {
@@ -209,7 +230,7 @@ static int cgroup2_mount_open(void)
 		fd = pcg_cgroup2_open(pcg_cgroup2_dirs[i], false);
 		if (fd < 0)
 			continue;
-		if (mount_shows_cgroup_ns_root(fd_mount_id(fd)))
+		if (mount_shows_cgroup_ns_root(mount_root_id(fd)))
 			return fd;
 		close(fd);
 	}

@@ -11,10 +11,10 @@
 #include <grp.h>
 #include <pthread.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
-#include <stdarg.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -168,9 +168,12 @@ static pid_t spawn_with_pid(pid_t pid, const char *cg)
 	args.cgroup = (uint64_t)cfd;
 	args.set_tid = (uintptr_t)&pid;
 	r = syscall(SYS_clone3, &args, sizeof(args));
-	if (r == 0)
+	if (r == 0) {
+		/* holding no pipe of the parent's, which may wait for its end */
+		syscall(SYS_close_range, 3, ~0U, 0);
 		for (;;)
 			pause();
+	}
 	close(cfd);
 	return (pid_t)r;
 }
@@ -942,7 +945,7 @@ int __wrap_open(const char *path, int flags, ...)
 	va_list ap;
 	int fd, err;
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
 		va_start(ap, flags);
 		mode = va_arg(ap, mode_t);
 		va_end(ap);
@@ -962,7 +965,12 @@ int __wrap_open(const char *path, int flags, ...)
 	return fd;
 }
 
-/* Armed, then not: id 0, then the peer's. */
+/*
+ * Armed, then not: id 0, then the peer's.  Then cgroup2 mounted on the
+ * mount point's parent: CGROOT is a cgroup's directory there (a cgroup
+ * named "cgroup", with the peer's path below it too), on a mount whose
+ * root is the namespace's: id 0 as well.
+ */
 static void mount_in_open_answers(struct mounted_over *m)
 {
 	int before = open_decoys;
@@ -972,6 +980,10 @@ static void mount_in_open_answers(struct mounted_over *m)
 	open_decoy = NULL;
 	CHECK(!open_decoy_err, "the mount in open(): %s", strerror(open_decoy_err));
 	CHECK(open_decoys > before, "the library never open()ed " CGROOT ": the window is not reached");
+	live_id_is(m->fd, m->peer_id);
+	SYS(mount("cgroup2", "/sys/fs", "cgroup2", 0, NULL));
+	live_id_is(m->fd, 0);
+	SYS(umount2("/sys/fs", MNT_DETACH));
 	live_id_is(m->fd, m->peer_id);
 }
 
@@ -1001,6 +1013,8 @@ static void t_live_mount_on_cgroup2_mount(void)
 	SYS(cg_create("lib-mnt-peer"));
 	SYS(cg_create("lib-mnt-root"));
 	SYS(cg_create("lib-mnt-root/lib-mnt-peer"));
+	SYS(cg_create("cgroup"));
+	SYS(cg_create("cgroup/lib-mnt-peer"));
 	m.peer_id = cg_id("lib-mnt-peer");
 	SYS(m.fd = accept_client(&c, "lib-mnt-peer"));
 	t_in_child(live_with_mount_in_open, &m);
