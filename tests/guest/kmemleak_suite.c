@@ -53,7 +53,9 @@ static void t_kmemleak(void)
 
 /*
  * A child of no test process: delete_module() of the module, its stdio on
- * /dev/null (the suite's output pipe must reach its end).  Its pid, or -1.
+ * /dev/null (the suite's output pipe must reach its end), in a session of
+ * its own (it never returns, and the suite's process group must not
+ * outlive the suite).  Its pid, or -1.
  */
 static pid_t rmmod_detached(void)
 {
@@ -71,6 +73,7 @@ static pid_t rmmod_detached(void)
 
 		if (fork() != 0)
 			_exit(0);
+		setsid();
 		me = getpid();
 		null = open("/dev/null", O_RDWR);
 		if (write(p[1], &me, sizeof(me)) != sizeof(me) || null < 0)
