@@ -127,14 +127,22 @@ static int read_proc_cgroup(pid_t pid, char **path)
  */
 #define PROC_THREAD "/proc/thread-self"
 
-/* fdinfo's "mnt_id:" of open @fd (3.15 and later), this thread's, or -1. */
-static long fdinfo_mount_id(int fd)
+/* @fd's line in this thread's fdinfo that starts with @key: as proc_line(). */
+static int fdinfo_line(int fd, const char *key, char **rest)
 {
-	char fn[64], *s = NULL, *end;
-	long id = -1;
+	char fn[64];
 
 	snprintf(fn, sizeof(fn), PROC_THREAD "/fdinfo/%d", fd);
-	if (proc_line(fn, "mnt_id:", &s) == 0) {
+	return proc_line(fn, key, rest);
+}
+
+/* fdinfo's "mnt_id:" of open @fd (3.15 and later), or -1. */
+static long fdinfo_mount_id(int fd)
+{
+	char *s = NULL, *end;
+	long id = -1;
+
+	if (fdinfo_line(fd, "mnt_id:", &s) == 0) {
 		errno = 0;
 		id = strtol(s, &end, 10);
 		if (errno || end == s || *end || id < 0)
@@ -164,10 +172,10 @@ static long mount_root_id(int fd)
 		return (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) && stx.stx_mnt_id <= LONG_MAX ?
 		       (long)stx.stx_mnt_id : -1;
 #endif
-	id = fdinfo_mount_id(fd);
 	up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (up < 0)
 		return -1;
+	id = fdinfo_mount_id(fd);
 	up_id = fdinfo_mount_id(up);
 	close(up);
 	return id >= 0 && up_id >= 0 && up_id != id ? id : -1;
@@ -285,20 +293,18 @@ static int settle_path(struct peercgroup_info *info)
 	return 0;
 }
 
-/* Has the process @pidfd refers to exited (pidfd_poll(): all its threads)? */
-static bool peer_exited(int pidfd)
+/*
+ * Has the process @pidfd refers to exited (pidfd_poll(): all its
+ * threads)?  1 yes, 0 no, -1 unknown (no pidfd, or poll() failed).
+ */
+static int peer_exited(int pidfd)
 {
 	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	int n = pidfd < 0 ? -1 : poll(&p, 1, 0);
 
-	return pidfd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
-}
-
-/* Is it known not to have exited (a poll() that fails knows nothing)? */
-static bool peer_alive(int pidfd)
-{
-	struct pollfd p = { .fd = pidfd, .events = POLLIN };
-
-	return poll(&p, 1, 0) == 0;
+	if (n == 0)
+		return 0;
+	return n == 1 && (p.revents & POLLIN) ? 1 : -1;
 }
 
 /*
@@ -331,7 +337,7 @@ static int confirm_answer(pid_t pid, int pidfd, struct peercgroup_info *info)
 
 	if (!removed && !info->cgroup_id)
 		return 0;
-	if (removed && !peer_exited(pidfd))
+	if (removed && peer_exited(pidfd) != 1)
 		return -ESRCH;
 	r = read_proc_cgroup(pid, &again);
 	if (r < 0)
@@ -406,11 +412,9 @@ static int proc_in_our_pid_ns(void)
  */
 static int fdinfo_pid(int pidfd, pid_t *pid)
 {
-	char fn[64], *rest = NULL;
-	int r;
+	char *rest = NULL;
+	int r = fdinfo_line(pidfd, "Pid:", &rest);
 
-	snprintf(fn, sizeof(fn), PROC_THREAD "/fdinfo/%d", pidfd);
-	r = proc_line(fn, "Pid:", &rest);
 	*pid = -1;
 	if (r == -ENODATA)
 		return 0;
@@ -468,7 +472,7 @@ static int peer_unreaped(int pidfd)
 		return r < 0 ? r : pid > 0 ? 0 : -ESRCH;
 	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0)
 		return 0;
-	if (errno != EPERM || !peer_alive(pidfd))
+	if (errno != EPERM || peer_exited(pidfd) != 0)
 		return -ESRCH;
 	return 0;
 }
