@@ -520,6 +520,16 @@ bool have_seccomp_filters(void)
 	return !(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL) < 0 && errno == EINVAL);
 }
 
+bool refuse_syscall_if_filtered(int nr, int err, const char *name)
+{
+	if (!have_seccomp_filters()) {
+		printf("# %s: no seccomp filters here: %s refused not tried\n", t_suite, name);
+		return false;
+	}
+	refuse_syscall(nr, err);
+	return true;
+}
+
 char proc_state(pid_t pid)
 {
 	char p[64], buf[512], *paren;

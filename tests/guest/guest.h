@@ -152,6 +152,12 @@ void refuse_syscall(int nr, int err);
 /* Can this kernel filter syscalls (CONFIG_SECCOMP_FILTER)? */
 bool have_seccomp_filters(void);
 /*
+ * refuse_syscall() where this kernel can filter syscalls: true; else
+ * false, and a note that @name refused was not tried (the debug kernel
+ * has no seccomp filters).
+ */
+bool refuse_syscall_if_filtered(int nr, int err, const char *name);
+/*
  * A size knob: environment variable @env, else the word @key=N on the
  * kernel command line (run-guest.sh --append), else @def.
  */
